@@ -1,0 +1,1 @@
+"""Output analysis (fields, types, coverage) and feedback models."""

@@ -1,0 +1,251 @@
+"""The event union: the one stream every agent emits and every view consumes.
+
+Agents build events with only their payload; the `SessionRunner` stamps `session_id`, a
+gap-free `seq` and `ts` when it appends them. `parse_event` / `Event.model_dump_json()` give
+a lossless JSON round trip.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from tui_agent.analysis.models import AgentType, FieldFeedback, OutputAnalysis
+
+SCHEMA_VERSION = 1
+"""Version of the event schema; bumped on any change old readers could not parse."""
+
+SessionKind = Literal["codeact", "exec", "scrape", "task", "refine", "toolcode", "recording"]
+SessionStatus = Literal["running", "completed", "failed", "cancelled", "stopped"]
+LogStream = Literal["stdout", "stderr"]
+
+
+class BaseEvent(BaseModel):
+    """Fields every event carries."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    schema_version: int = SCHEMA_VERSION
+    session_id: str = ""
+    seq: int = 0
+    ts: float = Field(default_factory=time.time)
+
+
+class SessionStarted(BaseEvent):
+    type: Literal["session_started"] = "session_started"
+    kind: SessionKind
+    title: str
+    model: str | None = None
+    agent_type: AgentType = "generic"
+    params: dict[str, Any] = Field(default_factory=dict)
+    test_context: dict[str, Any] = Field(default_factory=dict)
+
+
+class ThoughtDelta(BaseEvent):
+    """A streamed piece of a step's thought, as tokens arrive."""
+
+    type: Literal["thought_delta"] = "thought_delta"
+    step: int
+    text: str
+
+
+class Thought(BaseEvent):
+    """A step's complete thought (replaces the deltas seen before it)."""
+
+    type: Literal["thought"] = "thought"
+    step: int
+    text: str
+
+
+class CodeProposed(BaseEvent):
+    type: Literal["code_proposed"] = "code_proposed"
+    step: int
+    code: str
+    language: str = "python"
+    action: str = "execute_code"
+
+
+class ExecutionStarted(BaseEvent):
+    type: Literal["execution_started"] = "execution_started"
+    step: int
+    backend: str
+    isolated: bool = True
+
+
+class LogLine(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    stream: LogStream
+    text: str
+
+
+class ErrorInfo(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    type: str
+    message: str
+    traceback: str = ""
+
+
+class ExecutionFinished(BaseEvent):
+    type: Literal["execution_finished"] = "execution_finished"
+    step: int
+    success: bool
+    result: Any = None
+    logs: list[LogLine] = Field(default_factory=list)
+    logs_truncated: bool = False
+    duration: float = 0.0
+    error: ErrorInfo | None = None
+    timed_out: bool = False
+    killed_reason: str | None = None
+    non_serializable: list[str] = Field(default_factory=list)
+    context: dict[str, Any] | None = None
+
+
+class FinalAnswer(BaseEvent):
+    type: Literal["final_answer"] = "final_answer"
+    step: int
+    text: str
+
+
+class ToolCall(BaseEvent):
+    type: Literal["tool_call"] = "tool_call"
+    call_id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    step: int = 0
+
+
+class ToolResult(BaseEvent):
+    type: Literal["tool_result"] = "tool_result"
+    call_id: str
+    name: str
+    output: str
+    facts: dict[str, Any] = Field(default_factory=dict)
+    ok: bool = True
+    duration: float = 0.0
+
+
+class PhaseStarted(BaseEvent):
+    type: Literal["phase_started"] = "phase_started"
+    phase: str
+    detail: str = ""
+
+
+class PhaseFinished(BaseEvent):
+    type: Literal["phase_finished"] = "phase_finished"
+    phase: str
+    ok: bool = True
+    duration: float = 0.0
+    summary: str = ""
+
+
+class ItemsExtracted(BaseEvent):
+    """Items appended to the session's item list (in batches, as they arrive)."""
+
+    type: Literal["items_extracted"] = "items_extracted"
+    items: list[Any]
+    step: int = 0
+    replace: bool = False
+
+
+class OutputAnalyzed(BaseEvent):
+    type: Literal["output_analyzed"] = "output_analyzed"
+    analysis: OutputAnalysis
+    step: int = 0
+
+
+class FeedbackSubmitted(BaseEvent):
+    type: Literal["feedback_submitted"] = "feedback_submitted"
+    feedback: list[FieldFeedback]
+
+
+class RefinementProgress(BaseEvent):
+    type: Literal["refinement_progress"] = "refinement_progress"
+    attempt: int
+    max_attempts: int
+    message: str
+    fixed: list[str] = Field(default_factory=list)
+    remaining: list[str] = Field(default_factory=list)
+
+
+class LLMCall(BaseEvent):
+    type: Literal["llm_call"] = "llm_call"
+    model: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float | None = None
+    latency: float = 0.0
+    cached: bool = False
+    purpose: str = ""
+    step: int = 0
+
+
+class Log(BaseEvent):
+    type: Literal["log"] = "log"
+    level: Literal["debug", "info", "warning", "error"] = "info"
+    message: str
+
+
+class Error(BaseEvent):
+    type: Literal["error"] = "error"
+    message: str
+    kind: str = "error"
+    detail: str = ""
+
+
+class SessionEnded(BaseEvent):
+    type: Literal["session_ended"] = "session_ended"
+    status: SessionStatus
+    stopped_reason: str | None = None
+    summary: str = ""
+
+
+Event = Annotated[
+    SessionStarted
+    | ThoughtDelta
+    | Thought
+    | CodeProposed
+    | ExecutionStarted
+    | ExecutionFinished
+    | FinalAnswer
+    | ToolCall
+    | ToolResult
+    | PhaseStarted
+    | PhaseFinished
+    | ItemsExtracted
+    | OutputAnalyzed
+    | FeedbackSubmitted
+    | RefinementProgress
+    | LLMCall
+    | Log
+    | Error
+    | SessionEnded,
+    Field(discriminator="type"),
+]
+
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+
+
+class EventSchemaError(ValueError):
+    """An event written by a newer version of tui-agent than this one."""
+
+
+def parse_event(data: str | bytes | dict[str, Any]) -> Event:
+    """Parse one event from JSON text or a dict; a newer schema_version is refused."""
+    raw = json.loads(data) if isinstance(data, str | bytes) else data
+    version = raw.get("schema_version", SCHEMA_VERSION) if isinstance(raw, dict) else None
+    if isinstance(version, int) and version > SCHEMA_VERSION:
+        raise EventSchemaError(
+            f"event schema {version} is newer than this tui-agent supports "
+            f"({SCHEMA_VERSION}); upgrade tui-agent"
+        )
+    return EVENT_ADAPTER.validate_python(raw)
+
+
+def dump_event(event: BaseEvent) -> str:
+    """The event as one line of JSON (the stored and exported form)."""
+    return event.model_dump_json()

@@ -1,0 +1,401 @@
+"""Session state as a fold over events, and the runner that records an agent's stream.
+
+`fold(events)` is the only way session state is computed: the live view, replay,
+`sessions show` and export summaries all call it, so they can never disagree.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict
+
+from tui_agent.analysis.models import FieldFeedback, OutputAnalysis
+from tui_agent.events import (
+    CodeProposed,
+    Error,
+    Event,
+    ExecutionFinished,
+    ExecutionStarted,
+    FeedbackSubmitted,
+    FinalAnswer,
+    ItemsExtracted,
+    LLMCall,
+    Log,
+    OutputAnalyzed,
+    PhaseFinished,
+    PhaseStarted,
+    RefinementProgress,
+    SessionEnded,
+    SessionStarted,
+    SessionStatus,
+    Thought,
+    ThoughtDelta,
+    ToolCall,
+    ToolResult,
+)
+
+if TYPE_CHECKING:
+    from tui_agent.store import Store
+
+
+def new_session_id() -> str:
+    """A short random id (12 hex digits); sessions can be named by any unique prefix."""
+    return uuid.uuid4().hex[:12]
+
+
+@dataclass
+class StepState:
+    """One agent step: thought, code, its execution and maybe the final answer."""
+
+    index: int
+    thought: str = ""
+    thought_complete: bool = False
+    code: str | None = None
+    action: str | None = None
+    language: str = "python"
+    backend: str | None = None
+    isolated: bool = True
+    running: bool = False
+    execution: ExecutionFinished | None = None
+    final_answer: str | None = None
+
+
+@dataclass
+class ToolCallState:
+    call: ToolCall
+    result: ToolResult | None = None
+
+
+@dataclass
+class PhaseState:
+    name: str
+    detail: str
+    started_ts: float
+    finished: PhaseFinished | None = None
+
+
+TimelineEntry = (
+    StepState | ToolCallState | PhaseState | Log | Error | FeedbackSubmitted | RefinementProgress
+)
+
+
+class SessionSummary(BaseModel):
+    """One row of the sessions list, derived from the fold."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    session_id: str
+    kind: str
+    title: str
+    status: SessionStatus
+    model: str | None = None
+    started_at: float
+    ended_at: float | None = None
+    duration: float = 0.0
+    step_count: int = 0
+    item_count: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float | None = None
+    cost_complete: bool = True
+    event_count: int = 0
+    stopped_reason: str | None = None
+
+
+@dataclass
+class SessionState:
+    """Everything known about a session after applying its events in order."""
+
+    session_id: str = ""
+    kind: str = ""
+    title: str = ""
+    model: str | None = None
+    agent_type: str = "generic"
+    params: dict[str, Any] = field(default_factory=dict)
+    test_context: dict[str, Any] = field(default_factory=dict)
+    status: SessionStatus = "running"
+    stopped_reason: str | None = None
+    started_at: float = 0.0
+    ended_at: float | None = None
+    last_ts: float = 0.0
+    steps: dict[int, StepState] = field(default_factory=dict)
+    timeline: list[TimelineEntry] = field(default_factory=list)
+    items: list[Any] = field(default_factory=list)
+    analysis: OutputAnalysis | None = None
+    feedback: list[FieldFeedback] = field(default_factory=list)
+    tool_calls: dict[str, ToolCallState] = field(default_factory=dict)
+    phases: list[PhaseState] = field(default_factory=list)
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    known_cost: float = 0.0
+    unknown_cost_calls: int = 0
+    errors: list[Error] = field(default_factory=list)
+    final_answer: str | None = None
+    event_count: int = 0
+    last_seq: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    @property
+    def cost(self) -> float | None:
+        """Sum of known call costs; None when no call had a known price."""
+        if self.llm_calls and self.unknown_cost_calls == self.llm_calls:
+            return None
+        return self.known_cost
+
+    @property
+    def duration(self) -> float:
+        end = self.ended_at if self.ended_at is not None else self.last_ts
+        return max(0.0, end - self.started_at)
+
+    def step(self, index: int) -> StepState:
+        """The step with this index, created (and put on the timeline) on first use."""
+        step = self.steps.get(index)
+        if step is None:
+            step = self.steps[index] = StepState(index=index)
+            self.timeline.append(step)
+        return step
+
+    def apply(self, event: Event) -> None:
+        """Fold one event into the state."""
+        self.event_count += 1
+        self.last_seq = event.seq
+        self.last_ts = max(self.last_ts, event.ts)
+        handler = _HANDLERS.get(type(event))
+        if handler is not None:
+            handler(self, event)
+
+    def summary(self) -> SessionSummary:
+        return SessionSummary(
+            session_id=self.session_id,
+            kind=self.kind,
+            title=self.title,
+            status=self.status,
+            model=self.model,
+            started_at=self.started_at,
+            ended_at=self.ended_at,
+            duration=self.duration,
+            step_count=len(self.steps),
+            item_count=len(self.items),
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+            cost=self.cost,
+            cost_complete=self.unknown_cost_calls == 0,
+            event_count=self.event_count,
+            stopped_reason=self.stopped_reason,
+        )
+
+
+def _started(state: SessionState, e: SessionStarted) -> None:
+    state.session_id = e.session_id
+    state.kind = e.kind
+    state.title = e.title
+    state.model = e.model
+    state.agent_type = e.agent_type
+    state.params = dict(e.params)
+    state.test_context = dict(e.test_context)
+    state.started_at = e.ts
+
+
+def _thought_delta(state: SessionState, e: ThoughtDelta) -> None:
+    state.step(e.step).thought += e.text
+
+
+def _thought(state: SessionState, e: Thought) -> None:
+    step = state.step(e.step)
+    step.thought = e.text
+    step.thought_complete = True
+
+
+def _code(state: SessionState, e: CodeProposed) -> None:
+    step = state.step(e.step)
+    step.code, step.language, step.action = e.code, e.language, e.action
+
+
+def _exec_started(state: SessionState, e: ExecutionStarted) -> None:
+    step = state.step(e.step)
+    step.running, step.backend, step.isolated = True, e.backend, e.isolated
+
+
+def _exec_finished(state: SessionState, e: ExecutionFinished) -> None:
+    step = state.step(e.step)
+    step.running = False
+    step.execution = e
+
+
+def _final(state: SessionState, e: FinalAnswer) -> None:
+    state.step(e.step).final_answer = e.text
+    state.final_answer = e.text
+
+
+def _tool_call(state: SessionState, e: ToolCall) -> None:
+    entry = state.tool_calls[e.call_id] = ToolCallState(call=e)
+    state.timeline.append(entry)
+
+
+def _tool_result(state: SessionState, e: ToolResult) -> None:
+    entry = state.tool_calls.get(e.call_id)
+    if entry is None:
+        entry = state.tool_calls[e.call_id] = ToolCallState(
+            call=ToolCall(call_id=e.call_id, name=e.name, session_id=e.session_id, ts=e.ts)
+        )
+        state.timeline.append(entry)
+    entry.result = e
+
+
+def _phase_started(state: SessionState, e: PhaseStarted) -> None:
+    phase = PhaseState(name=e.phase, detail=e.detail, started_ts=e.ts)
+    state.phases.append(phase)
+    state.timeline.append(phase)
+
+
+def _phase_finished(state: SessionState, e: PhaseFinished) -> None:
+    for phase in reversed(state.phases):
+        if phase.name == e.phase and phase.finished is None:
+            phase.finished = e
+            return
+
+
+def _items(state: SessionState, e: ItemsExtracted) -> None:
+    if e.replace:
+        state.items = list(e.items)
+    else:
+        state.items.extend(e.items)
+
+
+def _analysis(state: SessionState, e: OutputAnalyzed) -> None:
+    state.analysis = e.analysis
+
+
+def _feedback(state: SessionState, e: FeedbackSubmitted) -> None:
+    state.feedback.extend(e.feedback)
+    state.timeline.append(e)
+
+
+def _refinement(state: SessionState, e: RefinementProgress) -> None:
+    state.timeline.append(e)
+
+
+def _llm_call(state: SessionState, e: LLMCall) -> None:
+    state.llm_calls += 1
+    state.prompt_tokens += e.prompt_tokens
+    state.completion_tokens += e.completion_tokens
+    if e.cost is None:
+        state.unknown_cost_calls += 1
+    else:
+        state.known_cost += e.cost
+
+
+def _log(state: SessionState, e: Log) -> None:
+    state.timeline.append(e)
+
+
+def _error(state: SessionState, e: Error) -> None:
+    state.errors.append(e)
+    state.timeline.append(e)
+
+
+def _ended(state: SessionState, e: SessionEnded) -> None:
+    state.status = e.status
+    state.stopped_reason = e.stopped_reason
+    state.ended_at = e.ts
+
+
+_HANDLERS: dict[type, Callable[[SessionState, Any], None]] = {
+    SessionStarted: _started,
+    ThoughtDelta: _thought_delta,
+    Thought: _thought,
+    CodeProposed: _code,
+    ExecutionStarted: _exec_started,
+    ExecutionFinished: _exec_finished,
+    FinalAnswer: _final,
+    ToolCall: _tool_call,
+    ToolResult: _tool_result,
+    PhaseStarted: _phase_started,
+    PhaseFinished: _phase_finished,
+    ItemsExtracted: _items,
+    OutputAnalyzed: _analysis,
+    FeedbackSubmitted: _feedback,
+    RefinementProgress: _refinement,
+    LLMCall: _llm_call,
+    Log: _log,
+    Error: _error,
+    SessionEnded: _ended,
+}
+
+
+def fold(events: Iterable[Event]) -> SessionState:
+    """The state of a session after all of `events`, in order."""
+    state = SessionState()
+    for event in events:
+        state.apply(event)
+    return state
+
+
+EventListener = Callable[[Event, SessionState], None]
+
+
+class SessionRunner:
+    """Stamps, folds, stores and broadcasts the events of one session.
+
+    Every event goes through `emit`: it gets the session id, the next gap-free `seq` and a
+    timestamp, is folded into `state`, appended to the store (durable when `emit` returns),
+    and handed to each listener (the TUI, a headless printer).
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        session_id: str | None = None,
+        listeners: Iterable[EventListener] = (),
+    ) -> None:
+        self.store = store
+        self.session_id = session_id or new_session_id()
+        self.state = SessionState()
+        self.listeners = list(listeners)
+        self._seq = 0
+
+    async def emit(self, event: Event) -> Event:
+        """Record one event and return it as stored."""
+        self._seq += 1
+        stamped = event.model_copy(
+            update={"session_id": self.session_id, "seq": self._seq, "ts": time.time()}
+        )
+        self.state.apply(stamped)
+        await self.store.append(stamped, self.state.summary())
+        for listener in self.listeners:
+            listener(stamped, self.state)
+        return stamped
+
+    async def run(self, started: SessionStarted, agent: AsyncIterator[Event]) -> SessionState:
+        """Record `started`, then every event of `agent`, then exactly one SessionEnded.
+
+        Cancellation ends the session as "cancelled"; an exception escaping the agent is
+        recorded as an Error and ends it as "failed" (and is not re-raised: it is recorded).
+        """
+        await self.emit(started)
+        try:
+            async for event in agent:
+                await self.emit(event)
+                if isinstance(event, SessionEnded):
+                    return self.state
+        except asyncio.CancelledError:
+            await asyncio.shield(
+                self.emit(SessionEnded(status="cancelled", stopped_reason="cancelled"))
+            )
+            raise
+        except Exception as exc:  # an agent bug or a fault: recorded, never lost
+            await self.emit(Error(message=str(exc) or type(exc).__name__, kind=type(exc).__name__))
+            await self.emit(SessionEnded(status="failed", stopped_reason=type(exc).__name__))
+            return self.state
+        await self.emit(SessionEnded(status="completed"))
+        return self.state
