@@ -26,7 +26,8 @@ LogStream = Literal["stdout", "stderr"]
 class BaseEvent(BaseModel):
     """Fields every event carries."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # Infinity / NaN are kept as JSON constants (Python's json reads them back): lossless.
+    model_config = ConfigDict(extra="forbid", frozen=True, ser_json_inf_nan="constants")
 
     schema_version: int = SCHEMA_VERSION
     session_id: str = ""

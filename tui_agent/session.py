@@ -364,6 +364,16 @@ class SessionRunner:
         self.listeners = list(listeners)
         self._seq = 0
 
+    @classmethod
+    async def resume(
+        cls, store: Store, session_id: str, listeners: Iterable[EventListener] = ()
+    ) -> SessionRunner:
+        """A runner that appends to an existing session (e.g. feedback on a finished one)."""
+        runner = cls(store, session_id, listeners)
+        runner.state = await store.state(session_id)
+        runner._seq = runner.state.last_seq
+        return runner
+
     async def emit(self, event: Event) -> Event:
         """Record one event and return it as stored."""
         self._seq += 1

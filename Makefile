@@ -1,0 +1,32 @@
+# The two commands: `make demo` and `make test`. Both set everything up idempotently first.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+DEMO_DB := .demo/sessions.db
+export LITELLM_LOCAL_MODEL_COST_MAP := True
+
+.PHONY: demo test setup system lint
+
+demo: setup
+	$(VENV)/bin/tui-agent --db $(DEMO_DB) sessions import --skip-existing sessions/*.jsonl
+	$(VENV)/bin/tui-agent --db $(DEMO_DB)
+
+test: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/pytest -n 2 -q
+
+setup: system $(STAMP)
+
+system:
+	@scripts/ensure-system.sh
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	@touch $(STAMP)
+
+lint:
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .

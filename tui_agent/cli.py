@@ -1,0 +1,258 @@
+"""The `tui-agent` command: the TUI home screen, replay, and session management."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any, TypeVar
+
+from rich.console import Console
+
+from tui_agent.config import ConfigError, Settings, load_settings
+from tui_agent.printer import render_event, sessions_table
+from tui_agent.store import SessionNotFound, Store, StoreError, read_jsonl
+
+USER_ERRORS: tuple[type[Exception], ...] = (StoreError, ConfigError)
+
+T = TypeVar("T")
+Handler = Callable[[argparse.Namespace, Settings], int]
+
+
+def _common_options() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--db",
+        type=Path,
+        default=argparse.SUPPRESS,
+        help="session database (default: TUI_AGENT_DB or the user data dir)",
+    )
+    common.add_argument(
+        "--model",
+        default=argparse.SUPPRESS,
+        help="litellm model name (default: TUI_AGENT_MODEL or config.toml)",
+    )
+    return common
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _common_options()
+    parser = argparse.ArgumentParser(
+        prog="tui-agent",
+        parents=[common],
+        description="Run code-writing agents in a terminal; every session is recorded.",
+    )
+    parser.set_defaults(handler=cmd_home)
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+
+    replay = commands.add_parser("replay", parents=[common], help="replay a session in the TUI")
+    replay.add_argument("target", metavar="ID|FILE.jsonl", help="session id (or prefix) or file")
+    replay.set_defaults(handler=cmd_replay)
+
+    sessions = commands.add_parser(
+        "sessions", parents=[common], help="list, show, export, import and delete recorded sessions"
+    )
+    sessions.set_defaults(handler=lambda _a, _s: _usage(sessions))
+    verbs = sessions.add_subparsers(title="sessions commands", metavar="VERB")
+    listing = verbs.add_parser("list", parents=[common], help="list sessions, newest first")
+    listing.add_argument("--json", action="store_true", help="one JSON summary per line")
+    listing.set_defaults(handler=cmd_sessions_list)
+    show = verbs.add_parser("show", parents=[common], help="print a session's stream and result")
+    show.add_argument("session", metavar="ID")
+    show.add_argument("--json", action="store_true", help="the folded session as JSON")
+    show.set_defaults(handler=cmd_sessions_show)
+    export = verbs.add_parser("export", parents=[common], help="write a session as JSONL")
+    export.add_argument("session", metavar="ID")
+    export.add_argument("-o", "--output", type=Path, required=True, metavar="FILE")
+    export.set_defaults(handler=cmd_sessions_export)
+    imp = verbs.add_parser("import", parents=[common], help="read sessions from JSONL files")
+    imp.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    imp.add_argument(
+        "--skip-existing",
+        action="store_true",
+        help="skip a file whose session is already in the database",
+    )
+    imp.set_defaults(handler=cmd_sessions_import)
+    delete = verbs.add_parser("delete", parents=[common], help="delete a session")
+    delete.add_argument("session", metavar="ID")
+    delete.set_defaults(handler=cmd_sessions_delete)
+    return parser
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help(sys.stderr)
+    return 2
+
+
+def _run(coro: Coroutine[Any, Any, T]) -> T:
+    return asyncio.run(coro)
+
+
+async def _open(settings: Settings) -> Store:
+    return await Store.open(settings.db)
+
+
+def cmd_home(_args: argparse.Namespace, settings: Settings) -> int:
+    from tui_agent.tui.app import TuiAgentApp
+
+    _run(_check_db(settings))
+    TuiAgentApp(settings.db).run()
+    return 0
+
+
+async def _check_db(settings: Settings) -> int:
+    """Open (and so create or migrate) the database before the TUI starts, failing clearly."""
+    store = await _open(settings)
+    await store.close()
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace, settings: Settings) -> int:
+    from tui_agent.tui.app import TuiAgentApp
+
+    target = Path(args.target)
+    if target.suffix == ".jsonl" or target.is_file():
+        if not target.is_file():
+            raise StoreError(f"no such file: {target}")
+        TuiAgentApp(settings.db, replay_events=read_jsonl(target)).run()
+        return 0
+    session_id = _run(_resolve(settings, args.target))
+    TuiAgentApp(settings.db, replay_session=session_id).run()
+    return 0
+
+
+async def _resolve(settings: Settings, id_or_prefix: str) -> str:
+    async with await _open(settings) as store:
+        return await store.resolve(id_or_prefix)
+
+
+def cmd_sessions_list(args: argparse.Namespace, settings: Settings) -> int:
+    async def run() -> int:
+        async with await _open(settings) as store:
+            summaries = await store.list_sessions()
+        if args.json:
+            for summary in summaries:
+                print(summary.model_dump_json())
+        elif summaries:
+            Console().print(sessions_table(summaries))
+        else:
+            print(f"no sessions in {settings.db} (try: tui-agent sessions import sessions/*.jsonl)")
+        return 0
+
+    return _run(run())
+
+
+def cmd_sessions_show(args: argparse.Namespace, settings: Settings) -> int:
+    async def run() -> int:
+        async with await _open(settings) as store:
+            session_id = await store.resolve(args.session)
+            events = await store.events(session_id)
+        from tui_agent.session import fold
+
+        state = fold(events)
+        if args.json:
+            print(json.dumps(_state_document(state), ensure_ascii=False, default=str))
+            return 0
+        console = Console()
+        for event in events:
+            renderable = render_event(event)
+            if renderable is not None:
+                console.print(renderable)
+        return 0
+
+    return _run(run())
+
+
+def _state_document(state: Any) -> dict[str, Any]:
+    """The folded session as plain JSON (what `sessions show --json` prints)."""
+    return {
+        "summary": state.summary().model_dump(),
+        "agent_type": state.agent_type,
+        "params": state.params,
+        "steps": [
+            {
+                "index": step.index,
+                "thought": step.thought,
+                "action": step.action,
+                "code": step.code,
+                "execution": step.execution.model_dump() if step.execution else None,
+                "final_answer": step.final_answer,
+            }
+            for step in state.steps.values()
+        ],
+        "final_answer": state.final_answer,
+        "analysis": state.analysis.model_dump() if state.analysis else None,
+        "feedback": [f.model_dump() for f in state.feedback],
+        "errors": [e.message for e in state.errors],
+    }
+
+
+def cmd_sessions_export(args: argparse.Namespace, settings: Settings) -> int:
+    async def run() -> int:
+        async with await _open(settings) as store:
+            session_id = await store.resolve(args.session)
+            count = await store.export_jsonl(session_id, args.output)
+        print(f"exported {count} events of {session_id} to {args.output}")
+        return 0
+
+    return _run(run())
+
+
+def cmd_sessions_import(args: argparse.Namespace, settings: Settings) -> int:
+    async def run() -> int:
+        async with await _open(settings) as store:
+            for path in args.files:
+                if args.skip_existing:
+                    events = read_jsonl(path)
+                    if events and await _exists(store, events[0].session_id):
+                        print(f"{path}: session {events[0].session_id} already imported")
+                        continue
+                session_id = await store.import_jsonl(path)
+                print(f"imported {path} as session {session_id}")
+        return 0
+
+    return _run(run())
+
+
+async def _exists(store: Store, session_id: str) -> bool:
+    try:
+        await store.resolve(session_id)
+    except SessionNotFound:
+        return False
+    return True
+
+
+def cmd_sessions_delete(args: argparse.Namespace, settings: Settings) -> int:
+    async def run() -> int:
+        async with await _open(settings) as store:
+            session_id = await store.resolve(args.session)
+            await store.delete(session_id)
+        print(f"deleted session {session_id}")
+        return 0
+
+    return _run(run())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        settings = load_settings(db=getattr(args, "db", None), model=getattr(args, "model", None))
+        return args.handler(args, settings)
+    except USER_ERRORS as exc:
+        print(f"tui-agent: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("tui-agent: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

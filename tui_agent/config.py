@@ -1,0 +1,86 @@
+"""Settings: command-line flags > `TUI_AGENT_*` environment > config.toml > defaults."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+import platformdirs
+from pydantic import ValidationError
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+APP_NAME = "tui-agent"
+SandboxName = Literal["auto", "docker", "bubblewrap", "local"]
+
+
+class ConfigError(Exception):
+    """A config file or setting that cannot be used (one clear line)."""
+
+
+def config_file_path() -> Path:
+    """`TUI_AGENT_CONFIG_FILE`, else config.toml in the platform's user config dir."""
+    override = os.environ.get("TUI_AGENT_CONFIG_FILE")
+    if override:
+        return Path(override)
+    return Path(platformdirs.user_config_dir(APP_NAME)) / "config.toml"
+
+
+def default_db_path() -> Path:
+    """sessions.db in the platform's user data dir."""
+    return Path(platformdirs.user_data_dir(APP_NAME)) / "sessions.db"
+
+
+class _TomlSource(PydanticBaseSettingsSource):
+    """Reads the optional TOML config file; a broken file is a ConfigError."""
+
+    def __init__(self, settings_cls: type[BaseSettings]) -> None:
+        super().__init__(settings_cls)
+        path = config_file_path()
+        self._data: dict[str, Any] = {}
+        if path.is_file():
+            try:
+                self._data = tomllib.loads(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+                raise ConfigError(f"config file {path} cannot be read: {exc}") from exc
+
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
+        return self._data.get(field_name), field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        return {k: v for k, v in self._data.items() if k in self.settings_cls.model_fields}
+
+
+class Settings(BaseSettings):
+    """Everything configurable; see README for the config file format."""
+
+    model_config = SettingsConfigDict(env_prefix="TUI_AGENT_", extra="ignore")
+
+    model: str | None = None
+    db: Path = default_db_path()
+    sandbox: SandboxName = "auto"
+    chromium: str | None = None
+    api_base: str | None = None
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings, _TomlSource(settings_cls))
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Settings with command-line `overrides` (None values are ignored)."""
+    given = {key: value for key, value in overrides.items() if value is not None}
+    try:
+        return Settings(**given)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise ConfigError(f"setting {where!r}: {first['msg']}") from exc

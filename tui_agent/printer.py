@@ -1,0 +1,197 @@
+"""Headless output: events rendered with rich in the CodeAct spec's style, and summaries."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from rich.console import Console, Group, RenderableType
+from rich.markup import escape
+from rich.panel import Panel
+from rich.syntax import Syntax
+from rich.table import Table
+from rich.text import Text
+
+from tui_agent.events import (
+    CodeProposed,
+    Error,
+    Event,
+    ExecutionFinished,
+    ExecutionStarted,
+    FeedbackSubmitted,
+    FinalAnswer,
+    ItemsExtracted,
+    Log,
+    OutputAnalyzed,
+    PhaseFinished,
+    PhaseStarted,
+    RefinementProgress,
+    SessionEnded,
+    SessionStarted,
+    Thought,
+    ToolCall,
+    ToolResult,
+)
+from tui_agent.session import SessionState, SessionSummary
+
+
+def format_cost(cost: float | None, complete: bool = True) -> str:
+    """'$0.0123', '—' when unknown, with '+?' when some calls had no known price."""
+    if cost is None:
+        return "—"
+    return f"${cost:.4f}" + ("" if complete else "+?")
+
+
+def format_duration(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
+
+
+def format_time(ts: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
+
+
+def execution_text(event: ExecutionFinished) -> Text:
+    """stdout plain, stderr yellow, the error red; limits and lost values called out."""
+    text = Text()
+    for line in event.logs:
+        text.append(line.text + "\n", style="yellow" if line.stream == "stderr" else "")
+    if event.logs_truncated:
+        text.append("[output truncated]\n", style="bold yellow")
+    if event.error is not None:
+        text.append(f"{event.error.type}: {event.error.message}\n", style="bold red")
+        if event.error.traceback:
+            text.append(event.error.traceback.rstrip() + "\n", style="red")
+    if event.killed_reason:
+        text.append(f"killed: {event.killed_reason}\n", style="bold red")
+    if event.result is not None:
+        text.append("→ " + _short_json(event.result) + "\n", style="cyan")
+    for path in event.non_serializable:
+        text.append(f"not JSON-serializable: {path}\n", style="magenta")
+    text.rstrip()
+    return text
+
+
+def _short_json(value: Any, limit: int = 400) -> str:
+    dumped = json.dumps(value, ensure_ascii=False, default=str)
+    return dumped if len(dumped) <= limit else dumped[: limit - 1] + "…"
+
+
+class EventPrinter:
+    """Prints events as they arrive (`--headless`), in the spec's emoji style."""
+
+    def __init__(self, console: Console | None = None) -> None:
+        self.console = console or Console()
+
+    def __call__(self, event: Event, _state: SessionState | None = None) -> None:
+        renderable = render_event(event)
+        if renderable is not None:
+            self.console.print(renderable)
+
+
+def render_event(event: Event) -> RenderableType | None:
+    """The headless rendering of one event, or None for events shown only in the TUI."""
+    match event:
+        case SessionStarted():
+            return Text.assemble(("▶ ", "bold"), (event.title, "bold"), f"  [{event.kind}]")
+        case Thought():
+            return Text.assemble(("🤖 Thinking: ", "bold magenta"), event.text)
+        case CodeProposed():
+            return Group(
+                Text("💻 Executing Code:", style="bold blue"),
+                Syntax(event.code, event.language, line_numbers=True, theme="ansi_dark"),
+            )
+        case ExecutionStarted() if not event.isolated:
+            return Text(f"⚠ {event.backend} backend: code runs NOT isolated", style="bold yellow")
+        case ExecutionFinished():
+            title = "✅ Execution Result:" if event.success else "❌ Execution Failed:"
+            return Group(
+                Text(title, style="bold green" if event.success else "bold red"),
+                execution_text(event),
+            )
+        case FinalAnswer():
+            return Panel(event.text, title="🎯 Final Answer", border_style="green")
+        case ToolCall():
+            return Text(f"🔧 {event.name}({_short_json(event.arguments, 200)})", style="cyan")
+        case ToolResult():
+            return Text(("  ↳ " if event.ok else "  ✗ ") + event.output, style="dim")
+        case PhaseStarted():
+            return Text(f"── {event.phase} ── {event.detail}".rstrip(" ─"), style="bold")
+        case PhaseFinished():
+            return Text(
+                f"   {event.phase} done in {format_duration(event.duration)} {event.summary}",
+                style="dim",
+            )
+        case ItemsExtracted():
+            return Text(f"📦 {len(event.items)} items", style="cyan")
+        case OutputAnalyzed():
+            return analysis_table(event)
+        case FeedbackSubmitted():
+            fields = ", ".join(f"{f.field} ({f.issue})" for f in event.feedback)
+            return Text(f"📝 feedback: {fields}", style="magenta")
+        case RefinementProgress():
+            return Text(f"🔁 attempt {event.attempt}/{event.max_attempts}: {event.message}")
+        case Log():
+            return Text(
+                event.message, style="dim" if event.level in ("debug", "info") else "yellow"
+            )
+        case Error():
+            return Text(f"error: {event.message}", style="bold red")
+        case SessionEnded():
+            reason = f" ({event.stopped_reason})" if event.stopped_reason else ""
+            return Text(f"■ {event.status}{reason}", style="bold")
+    return None
+
+
+def analysis_table(event: OutputAnalyzed) -> RenderableType:
+    analysis = event.analysis
+    if not analysis.is_structured:
+        return Text(f"📊 output: {analysis.type}, {analysis.item_count} items (not structured)")
+    table = Table(title=f"📊 {analysis.item_count} items", title_justify="left")
+    for column in ("field", "type", "coverage", "examples"):
+        table.add_column(column)
+    for field in analysis.fields:
+        band = "red" if field.coverage < 50 else "yellow" if field.coverage < 80 else "green"
+        table.add_row(
+            field.name,
+            field.type + (" (mixed)" if field.mixed else ""),
+            Text(f"{field.coverage}% ({field.populated})", style=band),
+            escape(_short_json(field.examples, 60)),
+        )
+    return table
+
+
+SESSION_COLUMNS = (
+    "id",
+    "kind",
+    "title",
+    "status",
+    "started",
+    "duration",
+    "items",
+    "tokens",
+    "cost",
+)
+
+
+def sessions_table(summaries: list[SessionSummary]) -> Table:
+    table = Table(show_edge=False)
+    for column in SESSION_COLUMNS:
+        table.add_column(column, no_wrap=column != "title")
+    for s in summaries:
+        table.add_row(
+            s.session_id,
+            s.kind,
+            escape(s.title),
+            s.status,
+            format_time(s.started_at),
+            format_duration(s.duration),
+            str(s.item_count),
+            str(s.prompt_tokens + s.completion_tokens),
+            format_cost(s.cost, s.cost_complete),
+        )
+    return table
