@@ -50,7 +50,7 @@ print(f"Final Amount: ${final_amount:,.2f}")
 print(f"Compound Interest: ${final_amount - principal:,.2f}")
 """
 
-BOOKS_PROGRAM = '''import json
+BOOKS_PROGRAM = """import json
 from html.parser import HTMLParser
 
 AUTHORS = ["Ada Lovelace", "Alan Turing", "Grace Hopper", "Edsger Dijkstra", "Barbara Liskov"]
@@ -103,7 +103,7 @@ parser = Books()
 parser.feed(PAGE)
 print(f"parsed {len(parser.items)} books", flush=True)
 print(json.dumps(parser.items))
-'''
+"""
 
 CRASHING_PROGRAM = """totals = {"north": 120, "south": 0}
 for region, count in totals.items():
@@ -116,8 +116,12 @@ async def run_python(code: str, timeout: float = 30.0) -> tuple[int, str, str, f
     """Run `code` in a fresh python3 subprocess: exit code, stdout, stderr, seconds."""
     start = time.perf_counter()
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-I", "-c", code,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-I",
+        "-c",
+        code,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
     )
     out, err = await asyncio.wait_for(proc.communicate(), timeout)
     return proc.returncode or 0, out.decode(), err.decode(), time.perf_counter() - start
@@ -126,14 +130,14 @@ async def run_python(code: str, timeout: float = 30.0) -> tuple[int, str, str, f
 def finished(step: int, code: int, out: str, err: str, seconds: float) -> ExecutionFinished:
     """The subprocess outcome as an ExecutionFinished event (error from the traceback)."""
     logs = [LogLine(stream="stdout", text=line) for line in out.splitlines()]
-    logs += [LogLine(stream="stderr", text=line) for line in err.splitlines()]
     error = None
-    if code != 0:
+    if code == 0:
+        logs += [LogLine(stream="stderr", text=line) for line in err.splitlines()]
+    else:
         last = err.strip().splitlines()[-1] if err.strip() else f"exit code {code}"
         kind, _, message = last.partition(": ")
         error = ErrorInfo(type=kind, message=message, traceback=err.strip())
-    return ExecutionFinished(step=step, success=code == 0, logs=logs, error=error,
-                             duration=seconds)
+    return ExecutionFinished(step=step, success=code == 0, logs=logs, error=error, duration=seconds)
 
 
 async def run_step(step: int, code: str) -> AsyncIterator[Event]:
@@ -186,18 +190,26 @@ async def crashing_program() -> AsyncIterator[Event]:
 
 RECORDINGS = {
     "compound-interest": (
-        SessionStarted(kind="recording", title=f"Compound interest: {SPEC}, real runs, no model",
-                       agent_type="generic"),
+        SessionStarted(
+            kind="recording",
+            title=f"Compound interest: {SPEC}, real runs, no model",
+            agent_type="generic",
+        ),
         compound_interest,
     ),
     "book-list": (
-        SessionStarted(kind="recording", title="Book list: items from a real stdlib parser run",
-                       agent_type="scraper", test_context={"html": "generated in the program"}),
+        SessionStarted(
+            kind="recording",
+            title="Book list: items from a real stdlib parser run",
+            agent_type="scraper",
+            test_context={"html": "generated in the program"},
+        ),
         book_list,
     ),
     "crashing-program": (
-        SessionStarted(kind="recording", title="Order report: a program that crashes",
-                       agent_type="generic"),
+        SessionStarted(
+            kind="recording", title="Order report: a program that crashes", agent_type="generic"
+        ),
         crashing_program,
     ),
 }

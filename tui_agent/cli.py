@@ -249,6 +249,9 @@ def main(argv: list[str] | None = None) -> int:
     except USER_ERRORS as exc:
         print(f"tui-agent: {exc}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # e.g. `tui-agent sessions list --json | head -1`
+        sys.stdout = None  # type: ignore[assignment]  # nothing more can be written
+        return 0
     except KeyboardInterrupt:
         print("tui-agent: interrupted", file=sys.stderr)
         return 130

@@ -11,6 +11,8 @@ import platformdirs
 from pydantic import ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from tui_agent.store.paths import default_db_path
+
 APP_NAME = "tui-agent"
 SandboxName = Literal["auto", "docker", "bubblewrap", "local"]
 
@@ -25,11 +27,6 @@ def config_file_path() -> Path:
     if override:
         return Path(override)
     return Path(platformdirs.user_config_dir(APP_NAME)) / "config.toml"
-
-
-def default_db_path() -> Path:
-    """sessions.db in the platform's user data dir."""
-    return Path(platformdirs.user_data_dir(APP_NAME)) / "sessions.db"
 
 
 class _TomlSource(PydanticBaseSettingsSource):

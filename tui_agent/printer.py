@@ -40,6 +40,8 @@ def format_cost(cost: float | None, complete: bool = True) -> str:
     """'$0.0123', '—' when unknown, with '+?' when some calls had no known price."""
     if cost is None:
         return "—"
+    if cost == 0 and complete:
+        return "$0"
     return f"${cost:.4f}" + ("" if complete else "+?")
 
 
@@ -63,9 +65,12 @@ def execution_text(event: ExecutionFinished) -> Text:
     if event.logs_truncated:
         text.append("[output truncated]\n", style="bold yellow")
     if event.error is not None:
-        text.append(f"{event.error.type}: {event.error.message}\n", style="bold red")
-        if event.error.traceback:
-            text.append(event.error.traceback.rstrip() + "\n", style="red")
+        headline = f"{event.error.type}: {event.error.message}"
+        trace = event.error.traceback.rstrip()
+        if trace:
+            text.append(trace + "\n", style="red")
+        if not trace.endswith(headline):
+            text.append(headline + "\n", style="bold red")
     if event.killed_reason:
         text.append(f"killed: {event.killed_reason}\n", style="bold red")
     if event.result is not None:
@@ -165,33 +170,27 @@ def analysis_table(event: OutputAnalyzed) -> RenderableType:
     return table
 
 
-SESSION_COLUMNS = (
-    "id",
-    "kind",
-    "title",
-    "status",
-    "started",
-    "duration",
-    "items",
-    "tokens",
-    "cost",
-)
+SESSION_COLUMNS = ("id", "kind", "status", "started", "took", "items", "tokens", "cost", "title")
 
 
 def sessions_table(summaries: list[SessionSummary]) -> Table:
-    table = Table(show_edge=False)
+    """The sessions list; ids are shown by their first 8 digits (any unique prefix works)."""
+    table = Table(box=None, padding=(0, 1), pad_edge=False, header_style="bold")
     for column in SESSION_COLUMNS:
-        table.add_column(column, no_wrap=column != "title")
+        if column == "title":
+            table.add_column(column, min_width=20, overflow="fold")
+        else:
+            table.add_column(column, no_wrap=True)
     for s in summaries:
         table.add_row(
-            s.session_id,
+            s.session_id[:8],
             s.kind,
-            escape(s.title),
             s.status,
-            format_time(s.started_at),
+            time.strftime("%m-%d %H:%M", time.localtime(s.started_at)),
             format_duration(s.duration),
             str(s.item_count),
             str(s.prompt_tokens + s.completion_tokens),
             format_cost(s.cost, s.cost_complete),
+            escape(s.title),
         )
     return table

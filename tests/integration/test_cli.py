@@ -99,8 +99,9 @@ def test_unreadable_database(tmp_path):
 
 def test_database_from_a_newer_schema_is_left_alone(db):
     assert tui_agent("sessions", "import", str(EXAMPLES[0]), db=db).returncode == 0
-    with sqlite3.connect(db) as conn:
-        conn.execute("PRAGMA user_version = 999")
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA user_version = 999")
+    conn.close()
     before = db.read_bytes()
     line = one_line_error(tui_agent("sessions", "list", db=db))
     assert "newer" in line

@@ -6,8 +6,18 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "tui_agent"
-DOMAIN = ["events.py", "session.py", "config.py", "printer.py", "store", "analysis", "sandbox",
-          "agents", "web", "llm"]
+DOMAIN = [
+    "events.py",
+    "session.py",
+    "config.py",
+    "printer.py",
+    "store",
+    "analysis",
+    "sandbox",
+    "agents",
+    "web",
+    "llm",
+]
 
 
 def domain_files():
@@ -26,6 +36,9 @@ def imported_modules(path: Path):
 
 @pytest.mark.parametrize("path", list(domain_files()), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_domain_module_does_not_import_the_ui(path):
-    bad = [m for m in imported_modules(path)
-           if m == "textual" or m.startswith(("textual.", "tui_agent.tui"))]
+    bad = [
+        m
+        for m in imported_modules(path)
+        if m == "textual" or m.startswith(("textual.", "tui_agent.tui"))
+    ]
     assert not bad, f"{path.name} imports {bad}"

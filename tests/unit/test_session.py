@@ -24,31 +24,35 @@ from tui_agent.session import PhaseState, StepState, ToolCallState, fold
 
 
 def stamp(events):
-    return [e.model_copy(update={"session_id": "s1", "seq": i, "ts": 100.0 + i})
-            for i, e in enumerate(events, 1)]
+    return [
+        e.model_copy(update={"session_id": "s1", "seq": i, "ts": 100.0 + i})
+        for i, e in enumerate(events, 1)
+    ]
 
 
-EVENTS = stamp([
-    SessionStarted(kind="codeact", title="interest", model="openai/scripted"),
-    ThoughtDelta(step=1, text="I need "),
-    ThoughtDelta(step=1, text="the formula"),
-    CodeProposed(step=1, code="x"),
-    ExecutionStarted(step=1, backend="docker"),
-    LLMCall(model="m", prompt_tokens=10, completion_tokens=5, cost=0.5),
-    ExecutionFinished(step=1, success=False),
-    Thought(step=2, text="fix"),
-    LLMCall(model="m", prompt_tokens=1, completion_tokens=1, cost=None),
-    ItemsExtracted(items=[{"a": 1}, {"a": 2}]),
-    ItemsExtracted(items=[{"a": 3}]),
-    OutputAnalyzed(analysis=OutputAnalysis(type="array", item_count=3)),
-    FeedbackSubmitted(feedback=[FieldFeedback(field="a", issue="missing")]),
-    PhaseStarted(phase="plan"),
-    ToolCall(call_id="c1", name="probe_click", arguments={"selector": "a"}),
-    ToolResult(call_id="c1", name="probe_click", output="URL changed"),
-    PhaseFinished(phase="plan", duration=1.5),
-    FinalAnswer(step=3, text="42"),
-    SessionEnded(status="completed"),
-])
+EVENTS = stamp(
+    [
+        SessionStarted(kind="codeact", title="interest", model="openai/scripted"),
+        ThoughtDelta(step=1, text="I need "),
+        ThoughtDelta(step=1, text="the formula"),
+        CodeProposed(step=1, code="x"),
+        ExecutionStarted(step=1, backend="docker"),
+        LLMCall(model="m", prompt_tokens=10, completion_tokens=5, cost=0.5),
+        ExecutionFinished(step=1, success=False),
+        Thought(step=2, text="fix"),
+        LLMCall(model="m", prompt_tokens=1, completion_tokens=1, cost=None),
+        ItemsExtracted(items=[{"a": 1}, {"a": 2}]),
+        ItemsExtracted(items=[{"a": 3}]),
+        OutputAnalyzed(analysis=OutputAnalysis(type="array", item_count=3)),
+        FeedbackSubmitted(feedback=[FieldFeedback(field="a", issue="missing")]),
+        PhaseStarted(phase="plan"),
+        ToolCall(call_id="c1", name="probe_click", arguments={"selector": "a"}),
+        ToolResult(call_id="c1", name="probe_click", output="URL changed"),
+        PhaseFinished(phase="plan", duration=1.5),
+        FinalAnswer(step=3, text="42"),
+        SessionEnded(status="completed"),
+    ]
+)
 
 
 def test_fold_builds_steps_items_and_totals():
@@ -83,13 +87,17 @@ def test_summary_reports_partial_and_unknown_cost():
 
 
 def test_replace_items_and_running_state():
-    state = fold(stamp([
-        SessionStarted(kind="exec", title="t"),
-        ItemsExtracted(items=[1, 2]),
-        ItemsExtracted(items=[3], replace=True),
-        ExecutionStarted(step=1, backend="local", isolated=False),
-        Error(message="boom"),
-    ]))
+    state = fold(
+        stamp(
+            [
+                SessionStarted(kind="exec", title="t"),
+                ItemsExtracted(items=[1, 2]),
+                ItemsExtracted(items=[3], replace=True),
+                ExecutionStarted(step=1, backend="local", isolated=False),
+                Error(message="boom"),
+            ]
+        )
+    )
     assert state.items == [3]
     assert state.steps[1].running and not state.steps[1].isolated
     assert state.status == "running" and state.errors[0].message == "boom"

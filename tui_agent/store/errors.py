@@ -1,0 +1,20 @@
+"""The store's exceptions: each carries one line the CLI can print as is."""
+
+from __future__ import annotations
+
+
+class StoreError(Exception):
+    """The database cannot be used as asked (unreadable, foreign, newer schema, ...)."""
+
+
+class SessionNotFound(StoreError):
+    """No session has this id (or id prefix)."""
+
+
+class JsonlError(StoreError):
+    """An exported session file is malformed; `line` is the first bad line (1-based)."""
+
+    def __init__(self, path: object, line: int, reason: str) -> None:
+        super().__init__(f"{path} line {line}: {reason}")
+        self.line = line
+        self.reason = reason

@@ -1,0 +1,118 @@
+"""Exported session files: one stored event per line, seq 1..n of one session."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable
+from contextlib import suppress
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from tui_agent.events import EVENT_ADAPTER, SCHEMA_VERSION, Event, EventSchemaError, parse_event
+from tui_agent.store.errors import JsonlError, StoreError
+
+
+def _validation_reason(exc: ValidationError) -> str:
+    error = exc.errors(include_url=False)[0]
+    if error["type"] == "union_tag_invalid":
+        return f"unknown event type {error['ctx']['tag']!r}"
+    if error["type"] == "union_tag_not_found":
+        return "not an event (no 'type' field)"
+    kind, *where = error["loc"]
+    place = ".".join(str(part) for part in where) or "event"
+    return f"invalid {kind} event: {place}: {error['msg']}"
+
+
+def _parse_line(path: Path, number: int, text: str) -> Event:
+    with suppress(ValidationError):  # fast path for a good line
+        event = EVENT_ADAPTER.validate_json(text)
+        if event.schema_version <= SCHEMA_VERSION:
+            return event
+    # Slow path: say exactly what is wrong with the line.
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        reason = f"not valid JSON ({exc.msg} at column {exc.colno})"
+        raise JsonlError(path, number, reason) from None
+    if not isinstance(data, dict):
+        raise JsonlError(path, number, "not an event (a JSON object was expected)")
+    try:
+        return parse_event(data)
+    except EventSchemaError as exc:
+        raise JsonlError(path, number, str(exc)) from None
+    except ValidationError as exc:
+        raise JsonlError(path, number, _validation_reason(exc)) from None
+
+
+def read_jsonl(path: Path) -> list[Event]:
+    """The events of an exported session file, all checked before any is returned.
+
+    Every non-blank line must be a valid event of one session, starting with its
+    session_started event, with seq 1..n and no gaps; otherwise `JsonlError` names the first
+    bad line. A file that cannot be read raises `StoreError`.
+    """
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise StoreError(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise JsonlError(path, line, "not UTF-8 text") from None
+    events: list[Event] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        event = _parse_line(path, number, line)
+        if not events:
+            if event.type != "session_started":
+                raise JsonlError(path, number, f"expected session_started first, got {event.type}")
+            if not event.session_id:
+                raise JsonlError(path, number, "the event has no session_id")
+        elif event.session_id != events[0].session_id:
+            raise JsonlError(
+                path,
+                number,
+                f"event of session {event.session_id!r} in a file of session "
+                f"{events[0].session_id!r}",
+            )
+        expected = len(events) + 1
+        if event.seq != expected:
+            reason = f"seq {event.seq}, expected {expected} (seqs run 1..n without gaps)"
+            raise JsonlError(path, number, reason)
+        events.append(event)
+    if not events:
+        raise JsonlError(path, 1, "empty file: no events")
+    return events
+
+
+def write_lines(path: Path, lines: Iterable[str]) -> int:
+    """Write `lines` (each followed by a newline) to `path` atomically; returns the count.
+
+    The file is written next to `path` and renamed over it, so a failed export never leaves
+    a truncated file behind.
+    """
+    path = Path(path)
+    count = 0
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise StoreError(f"cannot write {path}: {exc.strerror}") from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            os.fchmod(f.fileno(), 0o644)  # mkstemp's 0600 would hide exports from others
+            for line in lines:
+                f.write(line.encode("utf-8") + b"\n")
+                count += 1
+        os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise StoreError(f"cannot write {path}: {exc.strerror}") from None
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return count
