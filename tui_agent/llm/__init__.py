@@ -1,0 +1,66 @@
+"""The model layer on litellm: streaming calls with records, and the CodeAct action turn.
+
+Importing this package is cheap; litellm itself is imported when the first `LLM` is made.
+"""
+
+from tui_agent.llm.actions import (
+    ACTION_FORMAT,
+    Action,
+    ActionName,
+    ActionParseError,
+    ParsedAction,
+    parse_action,
+    repair_message,
+)
+from tui_agent.llm.client import LLM, Message, Reply, ReplyStream, RetryPolicy, ToolCallRequest
+from tui_agent.llm.cost import call_cost, price_known
+from tui_agent.llm.errors import (
+    ApiKeyRejected,
+    LLMError,
+    LLMRequestError,
+    MissingApiKey,
+    ProviderUnavailable,
+    UnknownModel,
+)
+from tui_agent.llm.incremental import FieldComplete, FieldDelta, IncrementalFields
+from tui_agent.llm.turn import (
+    ActionOutcome,
+    ActionStreamItem,
+    Attempt,
+    InvalidReply,
+    next_action,
+    stream_action,
+)
+
+__all__ = [
+    "ACTION_FORMAT",
+    "LLM",
+    "Action",
+    "ActionName",
+    "ActionOutcome",
+    "ActionParseError",
+    "ActionStreamItem",
+    "ApiKeyRejected",
+    "Attempt",
+    "FieldComplete",
+    "FieldDelta",
+    "IncrementalFields",
+    "InvalidReply",
+    "LLMError",
+    "LLMRequestError",
+    "Message",
+    "MissingApiKey",
+    "ParsedAction",
+    "ProviderUnavailable",
+    "Reply",
+    "ReplyStream",
+    "RetryPolicy",
+    "ToolCallRequest",
+    "UnknownModel",
+    "call_cost",
+    "next_action",
+    "parse_action",
+    "price_known",
+    "repair_message",
+    "stream_action",
+]

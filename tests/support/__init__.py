@@ -1,0 +1,1 @@
+"""Test helpers reusable by benchmarks (never imported by the app)."""

@@ -1,0 +1,314 @@
+"""The CodeAct action schema (seed 002) and a tolerant parser for model replies.
+
+A reply should be one JSON object `{"thought", "action", "code" | "final_answer"}`. Models
+wrap it in prose or ``` fences, leave trailing commas, use Python quoting, or say
+`continue_debugging`; `parse_action` repairs those and lists what it repaired. What cannot be
+repaired raises `ActionParseError` with one line meant to be sent back to the model.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+
+ActionName = Literal["execute_code", "debug_error", "provide_answer"]
+ACTION_NAMES: tuple[str, ...] = ("execute_code", "debug_error", "provide_answer")
+CODE_ACTIONS = frozenset({"execute_code", "debug_error"})
+ALIASES = {
+    "continue_debugging": "debug_error",
+    "final_answer": "provide_answer",
+    "answer": "provide_answer",
+}
+FIELDS = ("thought", "action", "code", "final_answer")
+
+ACTION_FORMAT = """\
+Answer every turn with exactly one JSON object and nothing else:
+{"thought": "your reasoning", "action": "execute_code" | "debug_error" | "provide_answer", \
+"code": "Python code", "final_answer": "the answer for the user"}
+- execute_code: run new Python code (code is required).
+- debug_error: run fixed code after an error (code is required).
+- provide_answer: give the final answer (final_answer is required, no code)."""
+"""Instructions for a system prompt; they mention JSON, which JSON mode requires."""
+
+_LITERAL_EVAL_LIMIT = 200_000
+_MAX_RESCANS = 8
+_CODE_FENCE = re.compile(r"^\s*```[\w+-]*[ \t]*\n(.*?)\n?```\s*$", re.DOTALL)
+_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+_OPENER = re.compile(r"[{\[]")
+_STRUCTURAL = re.compile(r"[\"'{}\[\]]")
+_DOUBLE_QUOTED_STOP = re.compile(r'["\\]')
+_SINGLE_QUOTED_STOP = re.compile(r"['\\\n]")
+
+
+class Action(BaseModel):
+    """One step the model asks for."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    thought: str = ""
+    action: ActionName
+    code: str | None = None
+    final_answer: str | None = None
+
+    @model_validator(mode="after")
+    def _fields_match_action(self) -> Action:
+        if self.action in CODE_ACTIONS and not (self.code or "").strip():
+            raise ValueError(f"code is required when action is {self.action}")
+        if self.action == "provide_answer" and not (self.final_answer or "").strip():
+            raise ValueError("final_answer is required when action is provide_answer")
+        return self
+
+    def as_json(self) -> str:
+        """The canonical JSON form (for the assistant turn in the conversation history)."""
+        return json.dumps(self.model_dump(exclude_none=True), ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class ParsedAction:
+    """A valid action and the repairs the parser made to get it (empty when none)."""
+
+    action: Action
+    repairs: tuple[str, ...]
+
+
+class ActionParseError(ValueError):
+    """A reply that holds no usable action; the message is one line for the model to read."""
+
+
+def repair_message(error: str) -> str:
+    """The user message that re-asks the model after an unusable reply."""
+    return (
+        f"Your last reply could not be used: {error}. Reply again with exactly one JSON "
+        'object and no other text: {"thought": "...", "action": "execute_code" | '
+        '"debug_error" | "provide_answer", "code": "..." (required for execute_code and '
+        'debug_error), "final_answer": "..." (required for provide_answer)}.'
+    )
+
+
+def parse_action(text: str, *, finish_reason: str | None = None) -> ParsedAction:
+    """The action in a model reply; raises `ActionParseError` (one line) when there is none."""
+    if not text.strip():
+        raise ActionParseError("the reply was empty")
+    repairs: list[str] = []
+    data = _select_object(text, finish_reason, repairs)
+    normalized = _normalize(data, repairs)
+    try:
+        action = Action.model_validate(normalized)
+    except ValidationError as exc:
+        raise ActionParseError(_describe_validation(exc)) from None
+    return ParsedAction(action, tuple(repairs))
+
+
+# -- finding the JSON ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Span:
+    start: int
+    end: int  # -1 when the text ended before the span closed
+
+
+def _spans(text: str) -> list[_Span]:
+    """Top-level {...} / [...] spans, aware of quoted strings inside them."""
+    spans: list[_Span] = []
+    pos, rescans = 0, 0
+    while pos < len(text):
+        opener = _OPENER.search(text, pos)
+        if opener is None:
+            break
+        start = opener.start()
+        end = _span_end(text, start)
+        spans.append(_Span(start, end))
+        if end >= 0:
+            pos = end
+        elif rescans < _MAX_RESCANS:
+            rescans += 1  # an opener that never closes may be prose: look inside it once more
+            pos = start + 1
+        else:
+            break
+    return spans
+
+
+def _span_end(text: str, start: int) -> int:
+    """Index just past the bracket closing the one at `start`, or -1."""
+    depth, i = 0, start
+    while (match := _STRUCTURAL.search(text, i)) is not None:
+        i, char = match.start(), match.group()
+        if char in "\"'":
+            i = _string_end(text, i)
+            if i < 0:
+                return -1
+            continue
+        depth += 1 if char in "{[" else -1
+        if depth == 0:
+            return i + 1
+        i += 1
+    return -1
+
+
+def _string_end(text: str, start: int) -> int:
+    """Index just past the string opened at `start`, or -1 when it never closes."""
+    quote, i = text[start], start + 1
+    pattern = _DOUBLE_QUOTED_STOP if quote == '"' else _SINGLE_QUOTED_STOP
+    while (match := pattern.search(text, i)) is not None:
+        i, char = match.start(), match.group()
+        if char == "\\":
+            i += 2
+            continue
+        return i + 1  # the closing quote; for ' also a newline (an apostrophe in prose)
+    return -1
+
+
+def _load(fragment: str, repairs: list[str]) -> Any:
+    """The fragment as JSON, repaired if needed; raises ValueError when it is not."""
+    try:
+        return json.loads(fragment, strict=False)
+    except (ValueError, RecursionError):
+        pass
+    without_commas = _TRAILING_COMMA.sub(r"\1", fragment)
+    if without_commas != fragment:
+        try:
+            value = json.loads(without_commas, strict=False)
+        except (ValueError, RecursionError):
+            pass
+        else:
+            repairs.append("removed trailing commas")
+            return value
+    if len(fragment) <= _LITERAL_EVAL_LIMIT:
+        try:
+            value = ast.literal_eval(fragment)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            pass
+        else:
+            repairs.append("read Python-style quoting")
+            return value
+    raise ValueError("not JSON")
+
+
+def _select_object(text: str, finish_reason: str | None, repairs: list[str]) -> dict[str, Any]:
+    spans = _spans(text)
+    found: list[tuple[_Span, dict[str, Any]]] = []
+    for span in spans:
+        if span.end < 0:
+            continue
+        attempt: list[str] = []
+        try:
+            value = _load(text[span.start : span.end], attempt)
+        except ValueError:
+            continue
+        objects = [v for v in value if isinstance(v, dict)] if isinstance(value, list) else [value]
+        if isinstance(value, list) and objects:
+            attempt.append("took the object out of a JSON array")
+        for obj in objects:
+            if isinstance(obj, dict):
+                found.append((span, obj))
+                repairs.extend(r for r in attempt if r not in repairs)
+    candidates = [(s, o) for s, o in found if any(_canonical(str(k)) in FIELDS for k in o)]
+    if not candidates:
+        raise ActionParseError(_nothing_found(text, spans, finish_reason, bool(found)))
+    distinct = {json.dumps(o, sort_keys=True, default=str) for _, o in candidates}
+    if len(distinct) > 1:
+        raise ActionParseError(
+            f"the reply holds {len(candidates)} different JSON objects; send exactly one action"
+        )
+    span, obj = candidates[0]
+    if text[: span.start].strip() or text[span.end :].strip():
+        outside = text[: span.start] + text[span.end :]
+        only_fences = not re.sub(r"```(json)?", "", outside).strip()
+        repairs.append("removed a ``` fence" if only_fences else "ignored text around the JSON")
+    return obj
+
+
+def _nothing_found(
+    text: str, spans: list[_Span], finish_reason: str | None, found_other: bool
+) -> str:
+    if any(span.end < 0 and text[span.start] == "{" for span in spans):
+        if finish_reason == "length":
+            return "the reply hit the output limit before its JSON object closed; keep it shorter"
+        return "the JSON object is cut off (the reply ended before it closed)"
+    if found_other:
+        return f"the JSON object has none of the fields {', '.join(FIELDS)}"
+    if spans:
+        return "the reply holds no valid JSON object"
+    return "the reply holds no JSON object"
+
+
+# -- normalizing the object ----------------------------------------------------------------
+def _canonical(name: str) -> str:
+    return re.sub(r"[\s\-]+", "_", name.strip().lower())
+
+
+def _normalize(data: dict[str, Any], repairs: list[str]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    extra: list[str] = []
+    for key, value in data.items():
+        name = _canonical(str(key))
+        if name in FIELDS and name not in result:
+            if name != key:
+                repairs.append(f"read key {key!r} as {name!r}")
+            result[name] = value
+        else:
+            extra.append(str(key))
+    if extra:
+        repairs.append(f"ignored extra keys: {', '.join(extra)}")
+    _normalize_action(result, repairs)
+    _normalize_code(result, repairs)
+    if "thought" not in result:
+        repairs.append("no thought given")
+    action = result.get("action") if isinstance(result.get("action"), str) else None
+    if action == "provide_answer" and result.pop("code", None) is not None:
+        repairs.append("dropped code from provide_answer")
+    if action in CODE_ACTIONS and result.pop("final_answer", None) is not None:
+        repairs.append(f"dropped final_answer from {action}")
+    return result
+
+
+def _normalize_action(result: dict[str, Any], repairs: list[str]) -> None:
+    action = result.get("action")
+    if action is None:
+        has_code = bool(result.get("code"))
+        has_answer = bool(result.get("final_answer"))
+        if has_code != has_answer:
+            result["action"] = "execute_code" if has_code else "provide_answer"
+            repairs.append(f"no action given; took {result['action']} from the fields present")
+        return
+    if not isinstance(action, str):
+        return
+    name = _canonical(action)
+    name = ALIASES.get(name, name)
+    if name != action and name in ACTION_NAMES:
+        repairs.append(f"read action {action!r} as {name!r}")
+        result["action"] = name
+
+
+def _normalize_code(result: dict[str, Any], repairs: list[str]) -> None:
+    code = result.get("code")
+    if isinstance(code, list) and all(isinstance(line, str) for line in code):
+        result["code"] = code = "\n".join(code)
+        repairs.append("joined code given as a list of lines")
+    if isinstance(code, str):
+        fenced = _CODE_FENCE.match(code)
+        if fenced:
+            result["code"] = fenced.group(1)
+            repairs.append("removed a ``` fence around the code")
+
+
+def _describe_validation(exc: ValidationError) -> str:
+    problems = []
+    for error in exc.errors():
+        where = ".".join(str(part) for part in error["loc"])
+        message = error["msg"].removeprefix("Value error, ")
+        if error["type"] == "missing":
+            problems.append(f"{where} is missing")
+        elif error["type"] == "literal_error":
+            got = error.get("input")
+            problems.append(f"action {got!r:.60} is not one of {', '.join(ACTION_NAMES)}")
+        elif where:
+            got = type(error.get("input")).__name__
+            problems.append(f"{where}: {message} (got {got})")
+        else:
+            problems.append(message)
+    return "; ".join(problems)

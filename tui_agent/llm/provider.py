@@ -1,0 +1,50 @@
+"""What litellm knows about a model's provider, asked offline: name, key variables, JSON mode."""
+
+from __future__ import annotations
+
+import os
+
+from tui_agent.llm.errors import UnknownModel
+from tui_agent.llm.runtime import litellm
+
+
+def resolve_provider(model: str, api_base: str | None) -> tuple[str, str]:
+    """(model name without provider prefix, provider); `UnknownModel` if litellm cannot tell."""
+    try:
+        bare_model, provider, _, _ = litellm().get_llm_provider(model=model, api_base=api_base)
+    except Exception:
+        raise UnknownModel(
+            f"unknown model {model!r}: litellm cannot tell its provider; "
+            "name it as provider/model, e.g. openai/gpt-4o-mini"
+        ) from None
+    return bare_model, provider
+
+
+def missing_key_variables(model: str, api_base: str | None) -> list[str]:
+    """The secret environment variables the provider needs that are not set."""
+    report = litellm().validate_environment(model=model, api_base=api_base)
+    return [name for name in report["missing_keys"] if _is_secret_name(name)]
+
+
+def present_key_variable(provider: str) -> str | None:
+    """The conventional variable holding `provider`'s key, if one is set."""
+    stem = provider.upper()
+    for name in (f"{stem}_API_KEY", f"{stem.replace('_', '')}_API_KEY"):
+        if name in os.environ:
+            return name
+    return None
+
+
+def supports_json_mode(bare_model: str, provider: str) -> bool:
+    """Whether litellm says the provider takes `response_format` for this model."""
+    try:
+        params = litellm().get_supported_openai_params(
+            model=bare_model, custom_llm_provider=provider
+        )
+    except Exception:
+        return False
+    return "response_format" in (params or [])
+
+
+def _is_secret_name(name: str) -> bool:
+    return name.endswith(("_KEY", "_TOKEN", "_SECRET", "_KEY_ID"))
