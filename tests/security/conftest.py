@@ -1,0 +1,88 @@
+"""Security tests, run against each isolating backend (docker and bubblewrap).
+
+A backend that does not work here is skipped with its reason, except under CI (CI=true),
+where it fails instead. Every sandbox starts with FAKE_API_KEY set in the host environment.
+"""
+
+import os
+import textwrap
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tui_agent.sandbox.base import Sandbox
+from tui_agent.sandbox.choose import BACKENDS, backend_status
+from tui_agent.sandbox.limits import Limits
+from tui_agent.sandbox.models import ExecuteRequest, ExecuteResult
+
+LIMITS = Limits(memory_mb=256, processes=64, file_size_mb=8, cpu_seconds=20, tmp_size_mb=16)
+ISOLATING = (pytest.param("docker", marks=pytest.mark.docker), "bubblewrap")
+
+
+def require_backend(name: str) -> None:
+    """Skip (or under CI, fail) when backend `name` does not work here."""
+    status = backend_status(name)
+    if status.ok:
+        return
+    if os.environ.get("CI", "").lower() in ("true", "1"):
+        pytest.fail(f"the {name} sandbox must work in CI: {status.reason}")
+    pytest.skip(f"{name} sandbox unavailable: {status.reason}")
+
+
+@pytest.fixture
+def host_secret(monkeypatch: pytest.MonkeyPatch) -> str:
+    """A fake API key in the host environment, as a user's real one would be."""
+    secret = f"sk-fake-{uuid.uuid4().hex}"
+    monkeypatch.setenv("FAKE_API_KEY", secret)
+    return secret
+
+
+@pytest.fixture
+def limits() -> Limits:
+    """The limits every sandbox here runs with."""
+    return LIMITS
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    path = tmp_path / "workspace"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture(params=ISOLATING)
+async def sandbox(
+    request: pytest.FixtureRequest, workspace: Path, host_secret: str
+) -> AsyncIterator[Sandbox]:
+    require_backend(request.param)
+    async with BACKENDS[request.param](workspace=workspace, network=False, limits=LIMITS) as box:
+        yield box
+
+
+Run = Callable[..., Awaitable[ExecuteResult]]
+
+
+@pytest.fixture
+def run(sandbox: Sandbox) -> Run:
+    """`await run(code, **fields)`: execute dedented `code` (10 s timeout unless given)."""
+
+    async def execute(code: str, **fields: Any) -> ExecuteResult:
+        fields.setdefault("timeout", 10)
+        return await sandbox.execute(ExecuteRequest(code=textwrap.dedent(code), **fields))
+
+    return execute
+
+
+@pytest.fixture
+def assert_usable(run: Run) -> Callable[[], Awaitable[None]]:
+    """`await assert_usable()`: the sandbox still runs code after what the test did to it."""
+
+    async def check() -> None:
+        after = await run("1 + 1")
+        assert after.success and after.result == 2, after.error
+        assert not after.state_lost
+
+    return check

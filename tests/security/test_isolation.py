@@ -1,0 +1,184 @@
+"""What the code inside must not reach: the network, the host's files, processes and secrets."""
+
+import asyncio
+import socket
+import subprocess
+import uuid
+from pathlib import Path
+
+from tui_agent.sandbox.process import RUNNER_FILE
+
+PROJECT = Path(__file__).resolve().parents[2]
+
+TRY_CONNECT = """
+import socket
+
+def main(targets):
+    outcomes = {}
+    for host, port in targets:
+        try:
+            socket.create_connection((host, port), timeout=2).close()
+            outcomes[host] = "connected"
+        except OSError as exc:
+            outcomes[host] = f"{type(exc).__name__}: {exc}"
+    return outcomes
+"""
+
+TRY_READ = """
+import os
+
+def main(paths):
+    outcomes = {}
+    for path in paths:
+        try:
+            if os.path.isdir(path):
+                outcomes[path] = sorted(os.listdir(path))
+            else:
+                with open(path, "rb") as handle:
+                    outcomes[path] = handle.read().decode("utf-8", "replace")
+        except OSError as exc:
+            outcomes[path] = f"{type(exc).__name__}"
+    return outcomes
+"""
+
+TRY_WRITE = """
+def main(paths):
+    outcomes = {}
+    for path in paths:
+        try:
+            with open(path, "w") as handle:
+                handle.write("written from the sandbox")
+            outcomes[path] = "written"
+        except OSError as exc:
+            outcomes[path] = f"{type(exc).__name__}"
+    return outcomes
+"""
+
+
+def host_addresses() -> list[str]:
+    """This machine's IPv4 addresses other than loopback, plus Docker's usual bridge gateway."""
+    try:
+        found = socket.gethostbyname_ex(socket.gethostname())[2]
+    except OSError:
+        found = []
+    return sorted({a for a in found if not a.startswith("127.")} | {"172.17.0.1"})
+
+
+async def test_a_public_address_is_unreachable(run, assert_usable):
+    result = await run(TRY_CONNECT, args=[[["1.1.1.1", 443], ["8.8.8.8", 53]]])
+    assert result.success, result.error
+    assert all(outcome != "connected" for outcome in result.result.values()), result.result
+    await assert_usable()
+
+
+async def test_services_on_the_host_are_unreachable(run, assert_usable):
+    accepted: list[str] = []
+
+    async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        accepted.append(str(writer.get_extra_info("peername")))
+        writer.close()
+
+    server = await asyncio.start_server(on_connect, "0.0.0.0", 0)
+    port = server.sockets[0].getsockname()[1]
+    async with server:
+        targets = [[address, port] for address in ["127.0.0.1", *host_addresses()]]
+        result = await run(TRY_CONNECT, args=[targets])
+    assert result.success, result.error
+    assert all(outcome != "connected" for outcome in result.result.values()), result.result
+    assert accepted == []
+    await assert_usable()
+
+
+async def test_names_do_not_resolve(run, assert_usable):
+    code = """
+        import socket
+        try:
+            result = socket.getaddrinfo("deb.debian.org", 80)
+        except socket.gaierror as exc:
+            result = f"gaierror: {exc}"
+    """
+    result = await run(code)
+    assert result.success, result.error
+    assert isinstance(result.result, str) and result.result.startswith("gaierror"), result.result
+    await assert_usable()
+
+
+async def test_host_files_are_out_of_reach(run, assert_usable, tmp_path: Path):
+    beside = tmp_path / "beside-the-workspace.txt"
+    beside.write_text("host data next to the workspace")
+    home = Path.home()
+    shadow = Path("/etc/shadow")
+    paths = [str(shadow), str(home), str(PROJECT / "pyproject.toml"), str(beside)]
+    paths.append("/workspace/../beside-the-workspace.txt")
+    result = await run(TRY_READ, args=[paths])
+    assert result.success, result.error
+    seen = result.result
+    if shadow.exists():
+        assert seen[str(shadow)] in ("PermissionError", "FileNotFoundError"), seen[str(shadow)]
+    host_home = set(p.name for p in home.iterdir()) if home.is_dir() else set()
+    inside_home = seen[str(home)]
+    assert isinstance(inside_home, str) or not host_home & set(inside_home), inside_home
+    for path in paths[2:]:
+        assert seen[path] == "FileNotFoundError", (path, seen[path])
+    await assert_usable()
+
+
+async def test_other_processes_and_the_host_environment_are_invisible(
+    run, assert_usable, host_secret: str
+):
+    code = """
+        import os
+
+        def main(secret, host_pid):
+            found = []
+            for pid in filter(str.isdigit, os.listdir("/proc")):
+                try:
+                    with open(f"/proc/{pid}/environ", "rb") as handle:
+                        if secret.encode() in handle.read():
+                            found.append(pid)
+                except OSError:
+                    pass
+            return {
+                "in_environ": "FAKE_API_KEY" in os.environ or secret in os.environ.values(),
+                "processes_with_it": found,
+                "host_process_visible": os.path.exists(f"/proc/{host_pid}/environ"),
+            }
+    """
+    with subprocess.Popen(["sleep", "60"]) as host_process:  # inherits FAKE_API_KEY
+        try:
+            result = await run(code, args=[host_secret, host_process.pid])
+        finally:
+            host_process.kill()
+    assert result.success, result.error
+    assert result.result == {
+        "in_environ": False,
+        "processes_with_it": [],
+        "host_process_visible": False,
+    }
+    await assert_usable()
+
+
+async def test_writes_outside_the_workspace_fail(run, assert_usable, workspace: Path, tmp_path):
+    marker = f"tui-agent-probe-{uuid.uuid4().hex}"
+    outside = [
+        f"/etc/{marker}",
+        f"/usr/{marker}",
+        f"/{marker}",
+        f"/opt/tui-agent/{marker}",
+        str(PROJECT / marker),
+        str(tmp_path / marker),
+    ]
+    runner_before = RUNNER_FILE.read_bytes()
+    inside = [f"/workspace/{marker}", f"/tmp/{marker}"]
+    result = await run(TRY_WRITE, args=[[*outside, "/opt/tui-agent/runner.py", *inside]])
+    assert result.success, result.error
+    for path in outside:  # a sandbox may have a scratch root of its own, but nothing lands here
+        assert not Path(path).exists(), (path, result.result[path])
+    for path in (f"/usr/{marker}", "/opt/tui-agent/runner.py"):  # host folders seen inside
+        assert result.result[path] != "written", path
+    assert RUNNER_FILE.read_bytes() == runner_before
+    assert result.result[inside[0]] == "written"
+    assert (workspace / marker).read_text() == "written from the sandbox"
+    assert result.result[inside[1]] == "written"
+    assert not Path("/tmp", marker).exists()  # the sandbox's /tmp is its own
+    await assert_usable()

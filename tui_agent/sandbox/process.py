@@ -1,0 +1,451 @@
+"""Host side of the runner protocol, shared by every backend.
+
+`RunnerSandbox` implements the Sandbox protocol on top of a `Launcher` (which starts runner.py
+locally, under bubblewrap or in a container). It sends each request as one JSON line, reads the
+runner's messages through a bounded buffer, and enforces the request's timeout on the host. When
+a run overruns, or the runner dies or garbles the protocol, it kills everything the runner
+started, starts a fresh runner and returns a result that says so (`state_lost`). Nothing waits
+without a deadline, and at most one response line (`max_result_bytes` plus room for logs) is
+held in memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Protocol, Self
+
+from pydantic import ValidationError
+from pydantic_core import PydanticSerializationError
+
+from tui_agent.analysis.output import analyze_output
+from tui_agent.events import ErrorInfo, LogLine
+from tui_agent.sandbox.base import SandboxError
+from tui_agent.sandbox.limits import Limits, PidsCgroup
+from tui_agent.sandbox.models import ExecuteRequest, ExecuteResult, items_of
+
+RUNNER_FILE = Path(__file__).with_name("runner.py")
+LOG_LIMIT = 1 << 20
+"""Bytes of output the runner keeps per run (runner.LOG_LIMIT)."""
+MAX_RESULT_BYTES = 32 << 20
+START_TIMEOUT = 30.0
+EXIT_TIMEOUT = 5.0
+DIAGNOSTICS_TAIL = 4096
+_OVERSIZE = object()
+
+
+def runner_command(
+    python: str, runner: str, limits: Limits, max_result_bytes: int = MAX_RESULT_BYTES
+) -> list[str]:
+    """argv that starts runner.py (at path `runner`) with `python` and these limits."""
+    config = {"limits": limits.runner_config(), "max_result_bytes": max_result_bytes}
+    return [python, "-B", runner, json.dumps(config, separators=(",", ":"))]
+
+
+class Writer(Protocol):
+    """Where requests go (asyncio.StreamWriter fits)."""
+
+    def write(self, data: bytes) -> None: ...
+
+    async def drain(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass
+class Connection:
+    """The pipes of one started runner."""
+
+    requests: Writer
+    responses: asyncio.StreamReader
+    diagnostics: asyncio.StreamReader | None = None
+
+
+class Launcher(Protocol):
+    """Starts and stops the runner of one sandbox; one runner at a time."""
+
+    async def spawn(self) -> Connection:
+        """Start a runner; raises SandboxError (one line) when it cannot be started."""
+
+    async def started(self) -> None:
+        """The runner said it is ready (nothing of the user's has run yet)."""
+
+    async def stop(self) -> None:
+        """Kill the runner and everything it started, and wait until they are gone."""
+
+    async def exit_reason(self) -> str:
+        """After the runner's output ended: why it is gone, e.g. 'runner died (signal 9, ...)'."""
+
+    async def close(self) -> None:
+        """Stop the runner and release what the launcher holds."""
+
+
+class SubprocessLauncher:
+    """Runs the runner as a host subprocess in its own session; kills its whole tree."""
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: Path | None = None,
+        env: dict[str, str] | None = None,
+        max_processes: int | None = None,
+    ) -> None:
+        self.argv = list(argv)
+        self.cwd = cwd
+        self.env = env
+        self.max_processes = max_processes
+        self.cgroup: PidsCgroup | None = None
+        self._process: asyncio.subprocess.Process | None = None
+
+    async def spawn(self) -> Connection:
+        if self.cgroup is None and self.max_processes:
+            self.cgroup = PidsCgroup.create(self.max_processes)
+        try:
+            self._process = await asyncio.create_subprocess_exec(
+                *self.argv,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                cwd=self.cwd,
+                env=self.env,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise SandboxError(f"cannot start {self.argv[0]}: {exc.strerror or exc}") from exc
+        process = self._process
+        assert process.stdin and process.stdout
+        return Connection(process.stdin, process.stdout, process.stderr)
+
+    async def started(self) -> None:
+        if self.cgroup and self._process:
+            self.cgroup.add_tree(self._process.pid)
+
+    async def stop(self) -> None:
+        process = self._process
+        if process is None:
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
+        if self.cgroup:
+            self.cgroup.kill_all()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(process.wait(), EXIT_TIMEOUT)
+        if process.stdin:
+            process.stdin.close()
+        if process.returncode is not None:
+            self._process = None  # its pid (and process group id) may be reused from now on
+
+    async def exit_reason(self) -> str:
+        process = self._process
+        if process is None:
+            return "runner not started"
+        try:
+            code = await asyncio.wait_for(process.wait(), EXIT_TIMEOUT)
+        except TimeoutError:
+            return "runner closed its protocol pipe and stopped answering"
+        return self.describe_exit(code)
+
+    def describe_exit(self, code: int) -> str:
+        """A returncode in words ('runner died (signal 9, SIGKILL)')."""
+        if code < 0:
+            return signal_reason(-code)
+        return f"runner exited with code {code}"
+
+    async def close(self) -> None:
+        await self.stop()
+        if self.cgroup:
+            self.cgroup.remove()
+            self.cgroup = None
+
+
+def signal_reason(number: int) -> str:
+    """Why a runner killed by signal `number` is gone."""
+    try:
+        name = signal.Signals(number).name
+    except ValueError:
+        name = "unknown signal"
+    cause = {
+        "SIGKILL": "killed: out of memory, or killed from inside",
+        "SIGXCPU": "CPU time limit",
+        "SIGXFSZ": "file size limit",
+        "SIGSEGV": "crashed",
+        "SIGBUS": "crashed",
+        "SIGABRT": "aborted",
+    }.get(name)
+    return f"runner died (signal {number}, {name}" + (f": {cause})" if cause else ")")
+
+
+class _LineReader:
+    """Reads newline-terminated messages, never holding more than `limit` bytes of one."""
+
+    def __init__(self, stream: asyncio.StreamReader, limit: int) -> None:
+        self._stream = stream
+        self._limit = limit
+        self._buffer = bytearray()
+        self._scanned = 0
+        self._skipping = False
+
+    async def next(self) -> bytes | object | None:
+        """The next line; `_OVERSIZE` for a line over the limit (skipped); None at the end."""
+        while True:
+            index = self._buffer.find(b"\n", self._scanned)
+            if index >= 0:
+                line = bytes(self._buffer[:index])
+                del self._buffer[: index + 1]
+                self._scanned = 0
+                if self._skipping:
+                    self._skipping = False
+                    return _OVERSIZE
+                return line
+            self._scanned = len(self._buffer)
+            if len(self._buffer) > self._limit:
+                self._buffer.clear()
+                self._scanned = 0
+                self._skipping = True
+            chunk = await self._stream.read(1 << 20)
+            if not chunk:
+                return None
+            self._buffer += chunk
+
+
+class _RunLogs:
+    """The log lines of one run as they arrive, with a host-side cap as a safety net."""
+
+    def __init__(self) -> None:
+        self.lines: list[LogLine] = []
+        self.dropped = 0
+        self._size = 0
+
+    def add(self, message: dict[str, Any]) -> None:
+        for stream, text in message.get("lines") or []:
+            if self._size > 2 * LOG_LIMIT:
+                self.dropped += len(text)
+                continue
+            self._size += len(text) + 1
+            kind = "stderr" if stream == "stderr" else "stdout"
+            self.lines.append(LogLine.model_construct(stream=kind, text=str(text)))
+        self.dropped = max(self.dropped, int(message.get("dropped") or 0))
+
+    def final(self) -> list[LogLine]:
+        if not self.dropped:
+            return self.lines
+        mark = (
+            f"[output truncated: more than {LOG_LIMIT >> 20} MiB printed in this run; "
+            f"{self.dropped:,} more bytes not kept]"
+        )
+        return [*self.lines, LogLine(stream="stderr", text=mark)]
+
+
+class RunnerSandbox:
+    """A Sandbox backed by one long-lived runner process, restarted when it is lost."""
+
+    name = "runner"
+    isolated = True
+
+    def __init__(self, launcher: Launcher, *, max_result_bytes: int = MAX_RESULT_BYTES) -> None:
+        self.launcher = launcher
+        self.max_result_bytes = max_result_bytes
+        self._reader: _LineReader | None = None
+        self._writer: Writer | None = None
+        self._diagnostics = bytearray()
+        self._diagnostics_task: asyncio.Task[None] | None = None
+        self._lock = asyncio.Lock()
+        self._alive = False
+        self._started = False
+        self._closed = False
+
+    async def start(self) -> None:
+        if self._closed:
+            raise SandboxError(f"the {self.name} sandbox is closed")
+        async with self._lock:
+            if not self._alive:
+                await self._spawn()
+
+    async def execute(self, request: ExecuteRequest) -> ExecuteResult:
+        if self._closed:
+            raise SandboxError(f"the {self.name} sandbox is closed")
+        try:
+            body = request.model_dump_json(exclude={"timeout"})
+        except PydanticSerializationError as exc:
+            raise SandboxError(f"the request cannot be sent to the sandbox: {exc}") from exc
+        payload = ('{"op":"execute",' + body[1:] + "\n").encode()
+        async with self._lock:
+            state_lost = False
+            if not self._alive:
+                state_lost = self._started
+                await self._spawn()
+            began = time.monotonic()
+            logs = _RunLogs()
+            try:
+                reply = await asyncio.wait_for(self._exchange(payload, logs), request.timeout)
+            except TimeoutError:
+                message = f"the run did not finish within {request.timeout:g} s and was killed"
+                return await self._fault(logs, began, "timeout", "TimeoutError", message)
+            except asyncio.CancelledError:
+                self._alive = False
+                await asyncio.shield(self.launcher.stop())
+                raise
+            if reply is None:
+                closed = self._closed
+                reason = "the sandbox was closed" if closed else await self.launcher.exit_reason()
+                return await self._fault(logs, began, reason, "RunnerDied", reason)
+            if isinstance(reply, str):
+                return await self._fault(logs, began, reply, "ProtocolError", reply)
+            try:
+                return self._result(reply, logs, began, state_lost)
+            except (ValidationError, TypeError) as exc:
+                problem = f"the runner sent a malformed result: {str(exc).splitlines()[0]}"
+                return await self._fault(logs, began, problem, "ProtocolError", problem)
+
+    async def reset(self) -> None:
+        async with self._lock:
+            await self._stop()
+            await self._spawn()
+
+    async def close(self) -> None:
+        self._closed = True
+        await self._stop()
+        await self.launcher.close()
+
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def _spawn(self) -> None:
+        connection = await self.launcher.spawn()
+        self._writer = connection.requests
+        self._reader = _LineReader(connection.responses, self.max_result_bytes + 16 * LOG_LIMIT)
+        self._diagnostics = bytearray()
+        if connection.diagnostics is not None:
+            self._diagnostics_task = asyncio.create_task(self._keep_tail(connection.diagnostics))
+        try:
+            line = await asyncio.wait_for(self._reader.next(), START_TIMEOUT)
+        except TimeoutError:
+            line = None
+        ready = _decode(line) if isinstance(line, bytes) else None
+        if not ready or ready.get("type") != "ready":
+            await self._stop()
+            detail = self._diagnostics_text().strip().splitlines()
+            why = detail[-1] if detail else "it stopped before saying it was ready"
+            raise SandboxError(f"the {self.name} sandbox did not start: {why}")
+        await self.launcher.started()
+        self._alive = True
+        self._started = True
+
+    async def _stop(self) -> None:
+        self._alive = False
+        await self.launcher.stop()
+        task, self._diagnostics_task = self._diagnostics_task, None
+        if task:
+            with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(task, 1.0)
+
+    async def _exchange(self, request: bytes, logs: _RunLogs) -> dict[str, Any] | str | None:
+        """Send a request; the result message, a protocol problem, or None if the runner died."""
+        assert self._writer and self._reader
+        try:
+            self._writer.write(request)
+            await self._writer.drain()
+        except (BrokenPipeError, ConnectionResetError):
+            return None
+        while True:
+            line = await self._reader.next()
+            if line is None:
+                return None
+            if line is _OVERSIZE:
+                limit = (self.max_result_bytes >> 20) + 16
+                return f"the runner sent a message over {limit} MiB"
+            assert isinstance(line, bytes)
+            big = len(line) > LOG_LIMIT
+            message = await asyncio.to_thread(_decode, line) if big else _decode(line)
+            if message is None:
+                return f"the runner sent something that is not JSON: {line[:80]!r}"
+            try:
+                logs.add(message)
+            except (TypeError, ValueError):
+                return f"the runner sent malformed log lines: {line[:80]!r}"
+            if message.get("type") == "result":
+                return message
+
+    async def _fault(
+        self, logs: _RunLogs, began: float, reason: str, kind: str, message: str
+    ) -> ExecuteResult:
+        """The result of a run whose runner is gone: kill what is left, start a fresh one."""
+        await self._stop()
+        trace = self._diagnostics_text() if kind == "RunnerDied" else ""
+        note = "the sandbox was restarted and its state (variables, imports) is lost"
+        if self._closed:
+            note = "the sandbox is closed"
+        else:
+            try:
+                await self._spawn()
+            except SandboxError as exc:
+                note = f"restarting the sandbox failed: {exc}"
+        return ExecuteResult(
+            success=False,
+            logs=logs.final(),
+            logs_truncated=bool(logs.dropped),
+            duration=time.monotonic() - began,
+            error=ErrorInfo(type=kind, message=f"{message}; {note}", traceback=trace),
+            timed_out=reason == "timeout",
+            killed_reason=reason,
+            state_lost=True,
+        )
+
+    def _result(
+        self, reply: dict[str, Any], logs: _RunLogs, began: float, state_lost: bool
+    ) -> ExecuteResult:
+        success = bool(reply.get("success"))
+        value = reply.get("result")
+        context = reply.get("context")
+        problems = list(reply.get("non_serializable") or [])
+        if context is not None and not isinstance(context, dict):
+            problems.append(f"context: replaced by a {type(context).__name__}, not a dict")
+            context = None
+        error = reply.get("error")
+        return ExecuteResult(
+            success=success,
+            result=value,
+            items=items_of(value),
+            analysis=analyze_output(value) if success and value is not None else None,
+            logs=logs.final(),
+            logs_truncated=bool(logs.dropped),
+            duration=time.monotonic() - began,
+            error=ErrorInfo(**error) if isinstance(error, dict) else None,
+            context=context,
+            non_serializable=problems,
+            state_lost=state_lost,
+        )
+
+    async def _keep_tail(self, stream: asyncio.StreamReader) -> None:
+        while chunk := await stream.read(1 << 16):
+            self._diagnostics += chunk
+            del self._diagnostics[:-DIAGNOSTICS_TAIL]
+
+    def _diagnostics_text(self) -> str:
+        return self._diagnostics.decode("utf-8", "replace")
+
+
+def _decode(line: bytes) -> dict[str, Any] | None:
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None
+    return message if isinstance(message, dict) else None
