@@ -16,7 +16,7 @@ EXAMPLES = sorted((REPO / "sessions").glob("*.jsonl"))
 def tui_agent(*args: str, db: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "TUI_AGENT_CONFIG_FILE": str(db.parent / "none.toml")}
     return subprocess.run(
-        [sys.executable, "-m", "tui_agent.cli", "--db", str(db), *args],
+        [sys.executable, "-m", "tui_agent", "--db", str(db), *args],
         capture_output=True,
         text=True,
         timeout=120,

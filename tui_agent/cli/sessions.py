@@ -1,57 +1,22 @@
-"""The `tui-agent` command: the TUI home screen, replay, and session management."""
+"""Home screen, replay and `tui-agent sessions ...`: browsing what was recorded."""
 
 from __future__ import annotations
 
-import os
-
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-
 import argparse
-import asyncio
 import json
-import sys
-from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from rich.console import Console
 
-from tui_agent.config import ConfigError, Settings, load_settings
+from tui_agent.cli.common import open_store, run
+from tui_agent.config import Settings
 from tui_agent.printer import render_event, sessions_table
 from tui_agent.store import SessionNotFound, Store, StoreError, read_jsonl
 
-USER_ERRORS: tuple[type[Exception], ...] = (StoreError, ConfigError)
 
-T = TypeVar("T")
-Handler = Callable[[argparse.Namespace, Settings], int]
-
-
-def _common_options() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument(
-        "--db",
-        type=Path,
-        default=argparse.SUPPRESS,
-        help="session database (default: TUI_AGENT_DB or the user data dir)",
-    )
-    common.add_argument(
-        "--model",
-        default=argparse.SUPPRESS,
-        help="litellm model name (default: TUI_AGENT_MODEL or config.toml)",
-    )
-    return common
-
-
-def build_parser() -> argparse.ArgumentParser:
-    common = _common_options()
-    parser = argparse.ArgumentParser(
-        prog="tui-agent",
-        parents=[common],
-        description="Run code-writing agents in a terminal; every session is recorded.",
-    )
-    parser.set_defaults(handler=cmd_home)
-    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
-
+def register(commands: Any, common: argparse.ArgumentParser) -> None:
+    """Add `replay` and `sessions` to the command parser."""
     replay = commands.add_parser("replay", parents=[common], help="replay a session in the TUI")
     replay.add_argument("target", metavar="ID|FILE.jsonl", help="session id (or prefix) or file")
     replay.set_defaults(handler=cmd_replay)
@@ -83,33 +48,24 @@ def build_parser() -> argparse.ArgumentParser:
     delete = verbs.add_parser("delete", parents=[common], help="delete a session")
     delete.add_argument("session", metavar="ID")
     delete.set_defaults(handler=cmd_sessions_delete)
-    return parser
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:
-    parser.print_help(sys.stderr)
+    parser.print_help()
     return 2
-
-
-def _run(coro: Coroutine[Any, Any, T]) -> T:
-    return asyncio.run(coro)
-
-
-async def _open(settings: Settings) -> Store:
-    return await Store.open(settings.db)
 
 
 def cmd_home(_args: argparse.Namespace, settings: Settings) -> int:
     from tui_agent.tui.app import TuiAgentApp
 
-    _run(_check_db(settings))
+    run(_check_db(settings))
     TuiAgentApp(settings.db).run()
     return 0
 
 
 async def _check_db(settings: Settings) -> int:
     """Open (and so create or migrate) the database before the TUI starts, failing clearly."""
-    store = await _open(settings)
+    store = await open_store(settings)
     await store.close()
     return 0
 
@@ -123,19 +79,19 @@ def cmd_replay(args: argparse.Namespace, settings: Settings) -> int:
             raise StoreError(f"no such file: {target}")
         TuiAgentApp(settings.db, replay_events=read_jsonl(target)).run()
         return 0
-    session_id = _run(_resolve(settings, args.target))
+    session_id = run(_resolve(settings, args.target))
     TuiAgentApp(settings.db, replay_session=session_id).run()
     return 0
 
 
 async def _resolve(settings: Settings, id_or_prefix: str) -> str:
-    async with await _open(settings) as store:
+    async with await open_store(settings) as store:
         return await store.resolve(id_or_prefix)
 
 
 def cmd_sessions_list(args: argparse.Namespace, settings: Settings) -> int:
-    async def run() -> int:
-        async with await _open(settings) as store:
+    async def go() -> int:
+        async with await open_store(settings) as store:
             summaries = await store.list_sessions()
         if args.json:
             for summary in summaries:
@@ -146,12 +102,12 @@ def cmd_sessions_list(args: argparse.Namespace, settings: Settings) -> int:
             print(f"no sessions in {settings.db} (try: tui-agent sessions import sessions/*.jsonl)")
         return 0
 
-    return _run(run())
+    return run(go())
 
 
 def cmd_sessions_show(args: argparse.Namespace, settings: Settings) -> int:
-    async def run() -> int:
-        async with await _open(settings) as store:
+    async def go() -> int:
+        async with await open_store(settings) as store:
             session_id = await store.resolve(args.session)
             events = await store.events(session_id)
         from tui_agent.session import fold
@@ -167,7 +123,7 @@ def cmd_sessions_show(args: argparse.Namespace, settings: Settings) -> int:
                 console.print(renderable)
         return 0
 
-    return _run(run())
+    return run(go())
 
 
 def _state_document(state: Any) -> dict[str, Any]:
@@ -195,19 +151,19 @@ def _state_document(state: Any) -> dict[str, Any]:
 
 
 def cmd_sessions_export(args: argparse.Namespace, settings: Settings) -> int:
-    async def run() -> int:
-        async with await _open(settings) as store:
+    async def go() -> int:
+        async with await open_store(settings) as store:
             session_id = await store.resolve(args.session)
             count = await store.export_jsonl(session_id, args.output)
         print(f"exported {count} events of {session_id} to {args.output}")
         return 0
 
-    return _run(run())
+    return run(go())
 
 
 def cmd_sessions_import(args: argparse.Namespace, settings: Settings) -> int:
-    async def run() -> int:
-        async with await _open(settings) as store:
+    async def go() -> int:
+        async with await open_store(settings) as store:
             for path in args.files:
                 if args.skip_existing:
                     events = read_jsonl(path)
@@ -218,7 +174,7 @@ def cmd_sessions_import(args: argparse.Namespace, settings: Settings) -> int:
                 print(f"imported {path} as session {session_id}")
         return 0
 
-    return _run(run())
+    return run(go())
 
 
 async def _exists(store: Store, session_id: str) -> bool:
@@ -230,32 +186,11 @@ async def _exists(store: Store, session_id: str) -> bool:
 
 
 def cmd_sessions_delete(args: argparse.Namespace, settings: Settings) -> int:
-    async def run() -> int:
-        async with await _open(settings) as store:
+    async def go() -> int:
+        async with await open_store(settings) as store:
             session_id = await store.resolve(args.session)
             await store.delete(session_id)
         print(f"deleted session {session_id}")
         return 0
 
-    return _run(run())
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    try:
-        settings = load_settings(db=getattr(args, "db", None), model=getattr(args, "model", None))
-        return args.handler(args, settings)
-    except USER_ERRORS as exc:
-        print(f"tui-agent: {exc}", file=sys.stderr)
-        return 1
-    except BrokenPipeError:  # e.g. `tui-agent sessions list --json | head -1`
-        sys.stdout = None  # type: ignore[assignment]  # nothing more can be written
-        return 0
-    except KeyboardInterrupt:
-        print("tui-agent: interrupted", file=sys.stderr)
-        return 130
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return run(go())

@@ -1,0 +1,252 @@
+"""Replay of a 10,000-event session: time to first paint jumped to the end, and peak memory.
+
+Builds a realistic codeact-like session (streamed thought tokens, code, executions with output,
+LLM calls, item batches with analysis, logs, tool calls) in a temporary SQLite database, then
+measures each case in a fresh interpreter (so peak RSS belongs to that case alone):
+
+- baseline: read the session's events from the store and fold them once (what any view of
+  the session has to do at least);
+- home: the app showing the sessions list (Textual's own footprint);
+- replay: the app opened on the replay screen, `end` pressed, until the screen is idle.
+
+Also times the replay controller stepping through all events one by one (incremental apply)
+against one plain fold. Prints medians and ratios against the baseline measured in this run.
+
+    .venv/bin/python benchmarks/replay.py [--events 10000] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+from tui_agent.analysis import analyze_output
+from tui_agent.events import (
+    CodeProposed,
+    Event,
+    ExecutionFinished,
+    ExecutionStarted,
+    FinalAnswer,
+    ItemsExtracted,
+    LLMCall,
+    Log,
+    LogLine,
+    OutputAnalyzed,
+    SessionEnded,
+    SessionStarted,
+    Thought,
+    ThoughtDelta,
+    ToolCall,
+    ToolResult,
+    dump_event,
+)
+from tui_agent.session import fold
+
+SESSION_ID = "be4c40000001"
+SIZE = (120, 36)
+THOUGHT = "the price column is empty on every second page so I will try the next selector"
+
+
+def step_events(step: int) -> list[Event]:
+    """About 36 events of one agent step."""
+    words = f"{THOUGHT} {THOUGHT}".split(" ")
+    events: list[Event] = [ThoughtDelta(step=step, text=f"{w} ") for w in words]
+    thought = " ".join(words)
+    code = "\n".join(f"row_{i} = fetch(page={step}, row={i})" for i in range(8))
+    items = [
+        {"title": f"item {step}-{i}", "price": i * 1.5 or None, "url": f"https://x.test/{i}"}
+        for i in range(20)
+    ]
+    events += [
+        Thought(step=step, text=thought),
+        LLMCall(model="gpt-4o-mini", prompt_tokens=900, completion_tokens=80, cost=0.0002),
+        CodeProposed(step=step, code=code),
+        ExecutionStarted(step=step, backend="docker"),
+        ExecutionFinished(
+            step=step,
+            success=step % 7 != 0,
+            duration=0.2,
+            result={"rows": 20},
+            logs=[LogLine(stream="stdout", text=f"page {step} row {i}") for i in range(6)],
+        ),
+        ToolCall(call_id=f"c{step}", name="probeClick", arguments={"selector": "a.next"}),
+        ToolResult(call_id=f"c{step}", name="probeClick", output="ok", duration=0.3),
+        Log(message=f"step {step} done"),
+    ]
+    if step % 5 == 0:
+        events += [ItemsExtracted(step=step, items=items)]
+        events += [OutputAnalyzed(step=step, analysis=analyze_output(items))]
+    return events
+
+
+def build_events(count: int) -> list[Event]:
+    """`count` events of one session, stamped with seq and recorded-looking timestamps."""
+    payloads: list[Event] = [
+        SessionStarted(kind="codeact", title="Benchmark session", model="gpt-4o-mini")
+    ]
+    step = 1
+    while len(payloads) < count - 2:
+        payloads += step_events(step)
+        step += 1
+    payloads = payloads[: count - 2]
+    payloads += [FinalAnswer(step=step, text="done"), SessionEnded(status="completed")]
+    start = 1_767_268_800.0
+    return [
+        e.model_copy(update={"session_id": SESSION_ID, "seq": i, "ts": start + i * 0.05})
+        for i, e in enumerate(payloads, start=1)
+    ]
+
+
+async def build_db(db_path: Path, count: int) -> None:
+    from tui_agent.store import Store
+
+    jsonl = db_path.with_suffix(".jsonl")
+    jsonl.write_text("".join(dump_event(e) + "\n" for e in build_events(count)))
+    async with await Store.open(db_path) as store:
+        await store.import_jsonl(jsonl)
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+async def child_baseline(db_path: Path) -> dict[str, float]:
+    from tui_agent.store import Store
+
+    start = time.perf_counter()
+    async with await Store.open(db_path) as store:
+        events = await store.events(SESSION_ID)
+    state = fold(events)
+    seconds = time.perf_counter() - start
+    assert state.event_count == len(events)
+    return {"seconds": seconds, "rss_mb": peak_rss_mb()}
+
+
+async def child_app(db_path: Path, replay: bool) -> dict[str, float]:
+    from tui_agent.tui.app import TuiAgentApp
+    from tui_agent.tui.screens.home import HomeScreen
+    from tui_agent.tui.screens.replay import ReplayScreen
+
+    start = time.perf_counter()
+    app = TuiAgentApp(db_path, replay_session=SESSION_ID if replay else None)
+    target = ReplayScreen if replay else HomeScreen
+    async with app.run_test(size=SIZE) as pilot:
+        while not isinstance(app.screen, target):
+            await asyncio.sleep(0.005)
+        opened = time.perf_counter()
+        if replay:
+            await pilot.press("end")
+            screen = app.screen
+            assert isinstance(screen, ReplayScreen)
+            while not screen.replay.at_end:
+                await asyncio.sleep(0.005)
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
+        painted = time.perf_counter()
+    return {
+        "seconds": painted - start,
+        "open_seconds": opened - start,
+        "end_seconds": painted - opened,
+        "rss_mb": peak_rss_mb(),
+    }
+
+
+def stepping(events: list[Event]) -> dict[str, float]:
+    """Stepping through every event with the replay controller vs one plain fold."""
+    from tui_agent.tui.replay import Replay
+
+    start = time.perf_counter()
+    fold(events)
+    fold_seconds = time.perf_counter() - start
+    replay = Replay(events)
+    start = time.perf_counter()
+    while not replay.at_end:
+        replay.forward()
+    step_seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    for _ in range(100):
+        replay.back()
+    back_seconds = (time.perf_counter() - start) / 100
+    return {"fold": fold_seconds, "forward_all": step_seconds, "one_back": back_seconds}
+
+
+def run_child(mode: str, db_path: Path) -> dict[str, float]:
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", mode, str(db_path)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def median(runs: list[dict[str, float]], key: str) -> float:
+    return statistics.median(run[key] for run in runs)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--child", nargs=2, metavar=("MODE", "DB"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        mode, db = args.child
+        db_path = Path(db)
+        coroutine: Any = (
+            child_baseline(db_path) if mode == "baseline" else child_app(db_path, mode == "replay")
+        )
+        print(json.dumps(asyncio.run(coroutine)))
+        return
+
+    with tempfile.TemporaryDirectory() as tmp:
+        db_path = Path(tmp) / "bench.db"
+        asyncio.run(build_db(db_path, args.events))
+        runs: dict[str, list[dict[str, float]]] = {"baseline": [], "home": [], "replay": []}
+        for _ in range(args.repeat):
+            for mode, results in runs.items():
+                results.append(run_child(mode, db_path))
+        steps = stepping(build_events(args.events))
+
+    base, home, replay = runs["baseline"], runs["home"], runs["replay"]
+    base_s, replay_s = median(base, "seconds"), median(replay, "seconds")
+    print(f"replay of a {args.events:,}-event session, terminal {SIZE[0]}x{SIZE[1]},")
+    print(f"median of {args.repeat} runs, each case in a fresh interpreter\n")
+    print(f"{'case':<44}{'time':>10}{'peak RSS':>12}")
+    rows = [
+        ("baseline: load events from SQLite + fold", base_s, median(base, "rss_mb")),
+        ("app on the sessions list (first paint)", median(home, "seconds"), median(home, "rss_mb")),
+        ("replay: open the replay screen", median(replay, "open_seconds"), None),
+        ("replay: then `end` (fold + paint)", median(replay, "end_seconds"), None),
+        ("replay: first paint jumped to the end", replay_s, median(replay, "rss_mb")),
+    ]
+    for name, seconds, rss in rows:
+        print(f"{name:<44}{seconds * 1000:>8.0f} ms" + (f"{rss:>9.0f} MB" if rss else ""))
+    print(f"\nratio replay first paint / baseline: {replay_s / base_s:.1f}x")
+    replay_rss = median(replay, "rss_mb")
+    print(
+        f"ratio replay peak RSS / baseline: {replay_rss / median(base, 'rss_mb'):.2f}x; "
+        f"/ app on the sessions list: {replay_rss / median(home, 'rss_mb'):.2f}x"
+    )
+    print(
+        f"\nstepping all {args.events:,} events forward one by one: "
+        f"{steps['forward_all'] * 1000:.0f} ms (one plain fold: {steps['fold'] * 1000:.0f} ms, "
+        f"ratio {steps['forward_all'] / steps['fold']:.2f}x); one step back (re-fold) from the "
+        f"end: {steps['one_back'] * 1000:.0f} ms"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,29 @@
+"""Skip locally, fail under CI: tests that need Docker or Chromium must run there."""
+
+import os
+
+import pytest
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").lower() in ("true", "1")
+
+
+def require(ok: bool, what: str, reason: str) -> None:
+    """Skip the test (or under CI=true fail it) when `what` is not usable here."""
+    if ok:
+        return
+    if in_ci():
+        pytest.fail(f"{what} must work in CI: {reason}")
+    pytest.skip(f"{what} unavailable: {reason}")
+
+
+def require_chromium() -> None:
+    from tui_agent.web.browser import BrowserError, find_chromium
+
+    try:
+        found = find_chromium()
+    except BrowserError as exc:
+        require(False, "Chromium", str(exc))
+        return
+    require(found is not None, "Chromium", "no chromium on PATH and TUI_AGENT_CHROMIUM unset")

@@ -1,0 +1,289 @@
+"""The feedback modal: what it shows, what it is dismissed with for each agent type."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual.app import App
+from textual.pilot import Pilot
+from textual.widgets import Input, Label, Select, Static, TextArea
+
+from tui_agent.analysis.models import (
+    FEEDBACK_ISSUE_LABELS,
+    FeedbackExample,
+    FieldDefinition,
+    FieldFeedback,
+)
+from tui_agent.tui.screens.feedback import AUTO_GENERATED, FeedbackModal, FeedbackResult
+from tui_agent.tui.widgets.examples_editor import ExampleRow, parse_example_value
+
+PRICE = FieldDefinition(
+    name="offer.price",
+    type="number",
+    type_counts={"number": 450, "string": 12},
+    mixed=True,
+    coverage=45,
+    populated=462,
+    examples=[12.5, 3, "n/a"],
+)
+
+
+class FeedbackHarness(App[None]):
+    """An app that opens the feedback modal on mount and keeps what it is dismissed with."""
+
+    def __init__(
+        self,
+        agent_type: str,
+        current_logic: str | None = None,
+        field: FieldDefinition = PRICE,
+        total: int = 1_027,
+    ) -> None:
+        super().__init__()
+        self.modal = FeedbackModal(field, total, agent_type, current_logic)
+        self.results: list[FeedbackResult | None] = []
+
+    def on_mount(self) -> None:
+        self.push_screen(self.modal, self.results.append)
+
+
+async def pick_issue(pilot: Pilot[Any], issue: str) -> None:
+    """Open the issue list (focused first) and pick `issue` with the keyboard."""
+    steps = list(FEEDBACK_ISSUE_LABELS).index(issue) + 1
+    await pilot.press("enter", *["down"] * steps, "enter")
+
+
+def write(pilot: Pilot[Any], text: str) -> None:
+    """Enter `text` into the focused input or text area (as a paste would)."""
+    focused = pilot.app.focused
+    if isinstance(focused, Input):
+        focused.insert_text_at_cursor(text)
+    else:
+        assert isinstance(focused, TextArea)
+        focused.insert(text)
+
+
+async def type_into(pilot: Pilot[Any], text: str) -> None:
+    """Tab to the next input and enter `text`."""
+    await pilot.press("tab")
+    write(pilot, text)
+
+
+async def add_example(pilot: Pilot[Any], given: str, expected: str) -> None:
+    """Add an example row with ctrl+o and fill both sides."""
+    await pilot.press("ctrl+o")
+    write(pilot, given)
+    await type_into(pilot, expected)
+
+
+def text_of(app: FeedbackHarness, selector: str) -> str:
+    widget = app.modal.query_one(selector)
+    assert isinstance(widget, Label | Static)
+    return str(widget.render())
+
+
+async def test_shows_the_field_coverage_type_and_logic() -> None:
+    app = FeedbackHarness("scraper", current_logic="card.select_one('.price').text")
+    async with app.run_test(size=(100, 30)):
+        assert text_of(app, "#feedback-title") == 'Fix field "offer.price"'
+        status = " ".join(str(w.render()) for w in app.modal.query(".status-row Label"))
+        assert "45%" in status
+        assert "462/1,027" in status
+        assert "number (mixed: 450 number, 12 string)" in status
+        assert text_of(app, "#current-logic") == "card.select_one('.price').text"
+        assert app.modal.query_one(".coverage").has_class("-low")
+        assert app.focused is app.modal.query_one("#issue", Select)
+
+
+async def test_unknown_logic_reads_auto_generated() -> None:
+    app = FeedbackHarness("transformer")
+    async with app.run_test(size=(100, 30)):
+        assert text_of(app, "#current-logic") == AUTO_GENERATED
+        assert app.modal.query_one("#current-logic").has_class("-auto")
+
+
+async def test_scraper_feedback_is_submitted_with_selector_notes_and_examples() -> None:
+    app = FeedbackHarness("scraper")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pick_issue(pilot, "wrong")
+        await type_into(pilot, ".offer .price")
+        await type_into(pilot, "The sale price, not the old one")
+        await type_into(pilot, "12.50")
+        await type_into(pilot, "12.5")
+        await add_example(pilot, '"EUR 3"', "3")
+        await pilot.press("ctrl+s")
+    assert app.results == [
+        FeedbackResult(
+            FieldFeedback(
+                field="offer.price",
+                issue="wrong",
+                correct_selector=".offer .price",
+                notes="The sale price, not the old one",
+                examples=[
+                    FeedbackExample(input=12.5, expected_output=12.5),
+                    FeedbackExample(input="EUR 3", expected_output=3),
+                ],
+            ),
+            submit=True,
+        )
+    ]
+
+
+async def test_transformer_feedback_keeps_collecting_with_ctrl_n() -> None:
+    app = FeedbackHarness("transformer")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pick_issue(pilot, "format")
+        await type_into(pilot, "round(x, 2)")
+        await pilot.press("enter")
+        write(pilot, "  # two decimals")
+        await pilot.press("tab")
+        await type_into(pilot, "3.14159")
+        await type_into(pilot, "3.14")
+        await pilot.press("ctrl+n")
+    [result] = app.results
+    assert result == FeedbackResult(
+        FieldFeedback(
+            field="offer.price",
+            issue="format",
+            correct_expression="round(x, 2)\n  # two decimals",
+            examples=[FeedbackExample(input=3.14159, expected_output=3.14)],
+        ),
+        submit=False,
+    )
+
+
+async def test_analyzer_feedback_has_a_pattern() -> None:
+    app = FeedbackHarness("analyzer")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pick_issue(pilot, "partial")
+        await type_into(pilot, "Amounts after 'Total:'")
+        await pilot.press("ctrl+s")
+    [result] = app.results
+    assert result is not None
+    assert result.feedback == FieldFeedback(
+        field="offer.price", issue="partial", correct_pattern="Amounts after 'Total:'"
+    )
+
+
+async def test_api_client_feedback_has_parameters_and_mapping() -> None:
+    app = FeedbackHarness("api-client")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pick_issue(pilot, "missing")
+        await type_into(pilot, '{"fields": "price"}')
+        await type_into(pilot, "data.items[].price.amount")
+        await pilot.press("ctrl+s")
+    [result] = app.results
+    assert result is not None
+    assert result.feedback == FieldFeedback(
+        field="offer.price",
+        issue="missing",
+        request_parameters='{"fields": "price"}',
+        response_mapping="data.items[].price.amount",
+    )
+
+
+@pytest.mark.parametrize("agent_type", ["generic", "codeact"])
+async def test_other_agents_give_a_correct_value(agent_type: str) -> None:
+    app = FeedbackHarness(agent_type)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pick_issue(pilot, "wrong")
+        await type_into(pilot, "  9.99  ")
+        await pilot.click("#submit")
+    [result] = app.results
+    assert result is not None
+    assert result.feedback == FieldFeedback(
+        field="offer.price", issue="wrong", correct_value="9.99"
+    )
+    assert result.submit
+
+
+async def test_the_issue_is_required_and_blanks_become_none() -> None:
+    app = FeedbackHarness("scraper")
+    async with app.run_test(size=(100, 30)) as pilot:
+        error = app.modal.query_one("#issue-error")
+        assert not error.display
+        await type_into(pilot, "   ")
+        await pilot.press("ctrl+s")
+        assert app.results == []
+        assert error.display
+        assert app.focused is app.modal.query_one("#issue", Select)
+        await pick_issue(pilot, "missing")
+        assert not error.display
+        await pilot.click("#add-another")
+    assert app.results == [
+        FeedbackResult(FieldFeedback(field="offer.price", issue="missing"), submit=False)
+    ]
+
+
+async def test_escape_cancels() -> None:
+    app = FeedbackHarness("scraper")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pick_issue(pilot, "missing")
+        await type_into(pilot, ".price")
+        await pilot.press("escape")
+        assert app.results == [None]
+        assert app.screen is not app.modal
+
+
+async def test_escape_in_the_issue_list_only_closes_the_list() -> None:
+    app = FeedbackHarness("scraper")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("enter", "escape")
+        assert app.screen is app.modal
+        await pilot.press("escape")
+        assert app.results == [None]
+
+
+async def test_examples_can_be_added_and_removed() -> None:
+    app = FeedbackHarness("transformer")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pick_issue(pilot, "wrong")
+        await add_example(pilot, "a", "A")
+        await add_example(pilot, "b", "B")
+        await add_example(pilot, "c", "C")
+        rows = list(app.modal.query(ExampleRow))
+        assert len(rows) == 4
+        await pilot.click(rows[2].query_one(".example-remove"))
+        await pilot.pause()
+        assert len(app.modal.query(ExampleRow)) == 3
+        assert app.focused is rows[3].query_one(".example-input", Input)
+        await pilot.press("ctrl+s")
+    [result] = app.results
+    assert result is not None
+    assert result.feedback.examples == [
+        FeedbackExample(input="a", expected_output="A"),
+        FeedbackExample(input="c", expected_output="C"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("", None),
+        ("   ", None),
+        ("42", 42),
+        ("[1, 2]", [1, 2]),
+        ('{"a": null}', {"a": None}),
+        ("true", True),
+        ("hello world", "hello world"),
+        ("  padded ", "padded"),
+        ("{not json", "{not json"),
+    ],
+)
+def test_example_values_are_json_when_they_parse(text: str, value: Any) -> None:
+    assert parse_example_value(text) == value
+
+
+def test_snapshot_scraper_modal(snap_compare: Any) -> None:
+    app = FeedbackHarness("scraper", current_logic="item['price'] = card.select_one('.price').text")
+    assert snap_compare(app, terminal_size=(100, 30))
+
+
+def test_snapshot_transformer_modal(snap_compare: Any) -> None:
+    field = FieldDefinition(name="title", type="string", coverage=68, populated=68)
+    app = FeedbackHarness("transformer", field=field, total=100)
+    assert snap_compare(app, terminal_size=(100, 30))
+
+
+def test_snapshot_modal_at_80x24_after_a_missing_issue(snap_compare: Any) -> None:
+    assert snap_compare(FeedbackHarness("api-client"), terminal_size=(80, 24), press=["ctrl+s"])

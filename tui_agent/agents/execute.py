@@ -1,0 +1,79 @@
+"""The `exec` agent: run one program in a sandbox and record its logs, result and items."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from tui_agent.events import (
+    CodeProposed,
+    Event,
+    ExecutionStarted,
+    ItemsExtracted,
+    OutputAnalyzed,
+    PhaseFinished,
+    PhaseStarted,
+    SessionEnded,
+    SessionStarted,
+)
+from tui_agent.sandbox.base import Sandbox
+from tui_agent.sandbox.models import ExecuteRequest
+from tui_agent.web.browser import Browser
+
+
+def exec_started(request: ExecuteRequest, title: str, model: str | None = None) -> SessionStarted:
+    """The SessionStarted of an exec session, with what is needed to run it again."""
+    test_context: dict[str, Any] = {"args": request.args}
+    if request.context is not None:
+        test_context["context"] = request.context
+    if request.url:
+        test_context["url"] = request.url
+    return SessionStarted(
+        kind="exec",
+        title=title,
+        model=model,
+        agent_type="scraper" if request.url or request.html else "generic",
+        params={"timeout": request.timeout, "entrypoint": request.entrypoint},
+        test_context=test_context,
+    )
+
+
+async def run_exec(
+    sandbox: Sandbox, request: ExecuteRequest, browser: Browser | None = None
+) -> AsyncIterator[Event]:
+    """Events of one run: (page load,) code, execution, items + analysis, end.
+
+    With a `url` and no `html`, the page is rendered in Chromium on the host and its HTML is
+    passed in, so the sandbox itself needs no network.
+    """
+    if request.url and request.html is None:
+        yield PhaseStarted(phase="load page", detail=request.url)
+        began = time.monotonic()
+        active = browser or Browser()
+        if browser is None:
+            await active.start()
+        try:
+            page = await active.render(request.url, timeout=request.timeout)
+        finally:
+            if browser is None:
+                await active.close()
+        request = request.model_copy(update={"html": page.html, "url": page.url})
+        yield PhaseFinished(
+            phase="load page",
+            duration=time.monotonic() - began,
+            summary=f"{page.title or page.url} ({len(page.html):,} characters of HTML)",
+        )
+    yield CodeProposed(step=1, code=request.code)
+    yield ExecutionStarted(step=1, backend=sandbox.name, isolated=sandbox.isolated)
+    result = await sandbox.execute(request)
+    yield result.to_event(1)
+    if result.success and result.result is not None:
+        yield ItemsExtracted(step=1, items=result.items)
+        if result.analysis is not None:
+            yield OutputAnalyzed(step=1, analysis=result.analysis)
+    if result.success:
+        yield SessionEnded(status="completed")
+    else:
+        reason = result.killed_reason or (result.error.type if result.error else "error")
+        yield SessionEnded(status="failed", stopped_reason=reason)

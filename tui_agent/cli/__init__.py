@@ -1,0 +1,61 @@
+"""The `tui-agent` command: one subcommand per agent kind, plus sessions, replay, sandbox."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+import argparse
+import sys
+
+from tui_agent.cli import execute, sandbox, sessions
+from tui_agent.cli.common import UsageError, common_options
+from tui_agent.config import ConfigError, load_settings
+from tui_agent.sandbox.base import SandboxError
+from tui_agent.store import StoreError
+from tui_agent.web.browser import BrowserError
+
+USER_ERRORS: tuple[type[Exception], ...] = (
+    StoreError,
+    ConfigError,
+    UsageError,
+    SandboxError,
+    BrowserError,
+)
+"""Errors caused by input or environment: printed as one line, exit code 1."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = common_options()
+    parser = argparse.ArgumentParser(
+        prog="tui-agent",
+        parents=[common],
+        description="Run code-writing agents in a terminal; every session is recorded.",
+    )
+    parser.set_defaults(handler=sessions.cmd_home)
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+    for module in (execute, sessions, sandbox):
+        module.register(commands, common)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        settings = load_settings(db=getattr(args, "db", None), model=getattr(args, "model", None))
+        return args.handler(args, settings)
+    except USER_ERRORS as exc:
+        print(f"tui-agent: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # e.g. `tui-agent sessions list --json | head -1`
+        sys.stdout = None  # type: ignore[assignment]  # nothing more can be written
+        return 0
+    except KeyboardInterrupt:
+        print("tui-agent: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,128 @@
+"""What every subcommand shares: options, the store, and running a recorded session."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import AsyncIterator, Callable, Coroutine
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from tui_agent.config import Settings
+from tui_agent.events import Event, SessionStarted, dump_event
+from tui_agent.printer import EventPrinter
+from tui_agent.session import SessionRunner, SessionState
+from tui_agent.store import Store
+
+T = TypeVar("T")
+Handler = Callable[[argparse.Namespace, Settings], int]
+Output = Literal["tui", "headless", "json"]
+
+
+class UsageError(Exception):
+    """A command-line value that cannot be used (one clear line)."""
+
+
+def common_options() -> argparse.ArgumentParser:
+    """--db and --model, accepted by every command."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--db",
+        type=Path,
+        default=argparse.SUPPRESS,
+        help="session database (default: TUI_AGENT_DB or the user data dir)",
+    )
+    common.add_argument(
+        "--model",
+        default=argparse.SUPPRESS,
+        help="litellm model name (default: TUI_AGENT_MODEL or config.toml)",
+    )
+    return common
+
+
+def add_output_options(parser: argparse.ArgumentParser) -> None:
+    """--headless / --json for commands that run an agent."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--headless",
+        dest="output",
+        action="store_const",
+        const="headless",
+        help="print the session as it runs instead of opening the TUI",
+    )
+    group.add_argument(
+        "--json",
+        dest="output",
+        action="store_const",
+        const="json",
+        help="print each stored event as one line of JSON",
+    )
+    parser.set_defaults(output="tui")
+
+
+def run(coro: Coroutine[Any, Any, T]) -> T:
+    return asyncio.run(coro)
+
+
+async def open_store(settings: Settings) -> Store:
+    return await Store.open(settings.db)
+
+
+def read_json_object(path: Path, what: str) -> dict[str, Any]:
+    """A JSON object from `path`, or a UsageError naming the file, line and problem."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UsageError(f"cannot read {what} {path}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{what} {path} is not UTF-8 text") from exc
+    except json.JSONDecodeError as exc:
+        raise UsageError(
+            f"{what} {path} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        ) from exc
+    if not isinstance(data, dict):
+        raise UsageError(f"{what} {path} must hold a JSON object, not {type(data).__name__}")
+    return data
+
+
+def failure_reason(state: SessionState) -> str:
+    """Why a session did not complete, in one line."""
+    if state.errors:
+        return state.errors[-1].message
+    executions = [s.execution for s in state.steps.values() if s.execution is not None]
+    if executions and executions[-1].error is not None:
+        error = executions[-1].error
+        return f"{error.type}: {error.message}"
+    return state.stopped_reason or state.status
+
+
+def record_session(
+    settings: Settings, started: SessionStarted, agent: AsyncIterator[Event], output: Output
+) -> int:
+    """Run `agent` as a recorded session in the TUI, headless or as JSON lines.
+
+    Returns the exit code: 0 when the session completed, 1 otherwise (headless / json).
+    """
+    if output == "tui":
+        from tui_agent.tui.app import TuiAgentApp
+
+        app = TuiAgentApp(settings.db)
+        app.start_session(started, agent)
+        app.run()
+        return 0
+
+    def print_json(event: Event, _state: SessionState) -> None:
+        print(dump_event(event), flush=True)
+
+    listener = EventPrinter() if output == "headless" else print_json
+
+    async def go() -> int:
+        async with await open_store(settings) as store:
+            state = await SessionRunner(store, listeners=[listener]).run(started, agent)
+        if output == "headless" and state.status != "completed":
+            print(f"tui-agent: session {state.status}: {failure_reason(state)}", file=sys.stderr)
+        return 0 if state.status == "completed" else 1
+
+    return run(go())

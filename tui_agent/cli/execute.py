@@ -1,0 +1,92 @@
+"""`tui-agent exec FILE.py`: run a program in a sandbox as a recorded session."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from tui_agent.cli.common import UsageError, add_output_options, read_json_object, record_session
+from tui_agent.config import Settings
+from tui_agent.events import Event
+from tui_agent.sandbox.base import Sandbox
+from tui_agent.sandbox.models import ExecuteRequest
+
+
+def register(commands: Any, common: argparse.ArgumentParser) -> None:
+    run = commands.add_parser(
+        "exec", parents=[common], help="run a Python file in a sandbox as a recorded session"
+    )
+    run.add_argument("file", type=Path, metavar="FILE.py")
+    run.add_argument(
+        "--arg",
+        action="append",
+        default=[],
+        metavar="A",
+        dest="args",
+        help="an argument for main(); JSON literals (5, true, [1]) are decoded, else text",
+    )
+    run.add_argument("--context", type=Path, metavar="ctx.json", help="a JSON object: `context`")
+    run.add_argument("--url", help="render this page in Chromium and pass `url` and `html` in")
+    run.add_argument("--timeout", type=float, default=30.0, metavar="S", help="seconds (30)")
+    run.add_argument(
+        "--sandbox",
+        choices=("auto", "docker", "bubblewrap", "local"),
+        default=None,
+        help="backend (default: TUI_AGENT_SANDBOX or auto: docker, else bubblewrap)",
+    )
+    run.add_argument("--network", action="store_true", help="let the code reach the network")
+    run.add_argument("--workspace", type=Path, help="host folder mounted at /workspace")
+    add_output_options(run)
+    run.set_defaults(handler=cmd_exec)
+
+
+def decode_arg(text: str) -> Any:
+    """A JSON literal when `text` is one, else the text itself."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def read_code(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise UsageError(f"no such file: {path}") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read {path}: {exc}") from exc
+
+
+def cmd_exec(args: argparse.Namespace, settings: Settings) -> int:
+    from tui_agent.agents.execute import exec_started
+    from tui_agent.sandbox.choose import open_sandbox
+    from tui_agent.web.browser import check_url
+
+    if args.timeout <= 0:
+        raise UsageError("--timeout must be a positive number of seconds")
+    request = ExecuteRequest(
+        code=read_code(args.file),
+        args=[decode_arg(a) for a in args.args],
+        context=read_json_object(args.context, "context file") if args.context else None,
+        url=check_url(args.url) if args.url else None,
+        timeout=args.timeout,
+    )
+    sandbox = open_sandbox(
+        args.sandbox or settings.sandbox,
+        workspace=args.workspace or settings.workspace,
+        network=args.network,
+    )
+    started = exec_started(request, title=f"exec {args.file.name}", model=settings.model)
+    return record_session(settings, started, _sandboxed(sandbox, request), args.output)
+
+
+async def _sandboxed(sandbox: Sandbox, request: ExecuteRequest) -> AsyncIterator[Event]:
+    """The exec agent's events with the sandbox started before and closed after."""
+    from tui_agent.agents.execute import run_exec
+
+    async with sandbox:
+        async for event in run_exec(sandbox, request):
+            yield event

@@ -1,0 +1,151 @@
+"""The Textual app: opens the store, shows the home screen, routes to session screens and runs
+live sessions in workers. Screens and widgets do the rest."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import suppress
+from pathlib import Path
+
+from textual import on
+from textual.app import App
+from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
+
+from tui_agent.events import Event, SessionStarted
+from tui_agent.session import SessionRunner, SessionState
+from tui_agent.store import Store, StoreError
+from tui_agent.tui.commands import BindingCommands
+from tui_agent.tui.messages import SessionRequested
+from tui_agent.tui.paths import styles_dir
+from tui_agent.tui.replay import Replay
+from tui_agent.tui.screens.home import HomeScreen
+from tui_agent.tui.screens.replay import ReplayScreen
+from tui_agent.tui.screens.session import LiveRun, SessionScreen
+
+STYLESHEETS = ("app.tcss", "home.tcss", "session.tcss", "items.tcss")
+SESSION_WORKERS = "sessions"
+
+
+class TuiAgentApp(App[None]):
+    """tui-agent's terminal UI over the sessions database at `db_path`.
+
+    `open_session` / `replay_session` (an id or unique prefix) open a stored session at once;
+    `replay_events` replays events that are not in the store (an exported file). `clock`
+    gives the wall time live elapsed figures tick on.
+    """
+
+    TITLE = "tui-agent"
+    CSS_PATH = [styles_dir() / name for name in STYLESHEETS]
+    COMMANDS = App.COMMANDS | {BindingCommands}
+
+    def __init__(
+        self,
+        db_path: Path,
+        *,
+        open_session: str | None = None,
+        replay_events: list[Event] | None = None,
+        replay_session: str | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        super().__init__()
+        self.db_path = Path(db_path)
+        self.clock = clock
+        self.store: Store | None = None
+        self._open_session = open_session
+        self._replay_events = replay_events
+        self._replay_session = replay_session
+        self._queued: list[tuple[SessionStarted, AsyncIterator[Event], str | None]] = []
+
+    async def on_mount(self) -> None:
+        try:
+            self.store = await Store.open(self.db_path)
+        except StoreError as error:
+            self.exit(return_code=1, message=str(error))
+            return
+        await self.push_screen(HomeScreen(self.store))
+        if self._replay_events is not None:
+            await self.push_screen(
+                ReplayScreen(None, Replay(self._replay_events), clock=self.clock)
+            )
+        elif self._replay_session is not None:
+            await self.show_session(self._replay_session, "replay")
+        elif self._open_session is not None:
+            await self.show_session(self._open_session, "stored")
+        queued, self._queued = self._queued, []
+        for started, agent, session_id in queued:
+            self._launch(started, agent, session_id)
+
+    async def on_unmount(self) -> None:
+        """Let cancelled agents record their end, then close the store."""
+        workers = [w for w in self.workers if w.group == SESSION_WORKERS]
+        for worker in workers:
+            worker.cancel()
+        for worker in workers:
+            with suppress(WorkerCancelled, WorkerFailed):
+                await worker.wait()
+        if self.store is not None:
+            await self.store.close()
+
+    def start_session(
+        self,
+        started: SessionStarted,
+        agent: AsyncIterator[Event],
+        *,
+        session_id: str | None = None,
+    ) -> None:
+        """Record and show a live session: `agent`'s events after `started`.
+
+        `session_id` defaults to a new random id. Callable before the app runs: the session
+        then starts once the store is open.
+        """
+        if self.store is None:
+            self._queued.append((started, agent, session_id))
+        else:
+            self._launch(started, agent, session_id)
+
+    def _launch(
+        self, started: SessionStarted, agent: AsyncIterator[Event], session_id: str | None
+    ) -> None:
+        assert self.store is not None
+        runner = SessionRunner(self.store, session_id)
+        worker: Worker[SessionState] = self.run_worker(
+            runner.run(started, agent),
+            name=f"session {runner.session_id}",
+            group=SESSION_WORKERS,
+            exit_on_error=False,
+        )
+        screen = SessionScreen.live_session(self.store, LiveRun(runner, worker), clock=self.clock)
+        runner.listeners.append(screen.post_event)
+        self.push_screen(screen)
+
+    async def show_session(self, id_or_prefix: str, mode: str) -> None:
+        """Push the screen of a stored session: `stored` (its final state) or `replay`."""
+        assert self.store is not None
+        try:
+            session_id = await self.store.resolve(id_or_prefix)
+            if mode == "replay":
+                replay = Replay(await self.store.events(session_id))
+                screen: SessionScreen = ReplayScreen(self.store, replay, clock=self.clock)
+            else:
+                state = await self.store.state(session_id)
+                screen = SessionScreen(self.store, state, clock=self.clock)
+        except StoreError as error:
+            self.notify(str(error), severity="error", timeout=8, markup=False)
+            return
+        await self.push_screen(screen)
+
+    @on(SessionRequested)
+    async def _session_requested(self, message: SessionRequested) -> None:
+        await self.show_session(message.session_id, message.mode)
+
+    async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if worker.group != SESSION_WORKERS or not worker.is_finished:
+            return
+        if isinstance(self.screen, HomeScreen):
+            await self.screen.action_reload()  # the session's final status
+        if event.state == WorkerState.ERROR:
+            self.notify(
+                f"The session stopped: {worker.error}", severity="error", timeout=10, markup=False
+            )

@@ -1,0 +1,72 @@
+"""Messages the app's screens post: what happened, for the app and for tests to observe."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from textual.message import Message
+
+from tui_agent.events import Event, FeedbackSubmitted
+
+SessionMode = Literal["live", "stored", "replay"]
+
+
+class EventReceived(Message):
+    """One event of a live session, as the runner recorded it (posted to its SessionScreen)."""
+
+    def __init__(self, event: Event) -> None:
+        super().__init__()
+        self.event = event
+
+
+class SessionRequested(Message):
+    """The user asked to open (`stored`) or replay a session from the list."""
+
+    def __init__(self, session_id: str, mode: Literal["stored", "replay"]) -> None:
+        super().__init__()
+        self.session_id = session_id
+        self.mode = mode
+
+
+class SessionOpened(Message):
+    """A session screen was shown for `session_id`."""
+
+    def __init__(self, session_id: str, mode: SessionMode) -> None:
+        super().__init__()
+        self.session_id = session_id
+        self.mode = mode
+
+
+class LiveSessionCancelled(Message):
+    """The user cancelled the running agent of `session_id`."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__()
+        self.session_id = session_id
+
+
+class FeedbackRecorded(Message):
+    """Collected field feedback was stored as one FeedbackSubmitted event."""
+
+    def __init__(self, event: FeedbackSubmitted) -> None:
+        super().__init__()
+        self.event = event
+
+
+class SessionDeleted(Message):
+    """`session_id` and all its rows were deleted from the store."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__()
+        self.session_id = session_id
+
+
+class ReplayMoved(Message):
+    """The replay position, speed or play state changed."""
+
+    def __init__(self, position: int, total: int, speed: float, playing: bool) -> None:
+        super().__init__()
+        self.position = position
+        self.total = total
+        self.speed = speed
+        self.playing = playing

@@ -1,0 +1,45 @@
+"""A yes/no question in a modal; dismissed with True only on an explicit confirm."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+
+class ConfirmModal(ModalScreen[bool]):
+    """Ask before doing something that cannot be undone. `y` confirms; `n` / Escape cancel."""
+
+    BINDINGS = [
+        Binding("y", "confirm", "Yes", id="confirm.yes", tooltip="Confirm"),
+        Binding("n,escape", "cancel", "No", id="confirm.no", tooltip="Cancel, change nothing"),
+    ]
+
+    def __init__(self, title: str, question: str, confirm_label: str = "Delete") -> None:
+        super().__init__(classes="confirm-modal")
+        self._title = title
+        self._question = question
+        self._confirm_label = confirm_label
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog") as dialog:
+            dialog.border_title = self._title
+            yield Static(Content(self._question), classes="question")
+            with Horizontal(classes="buttons"):
+                yield Button("Cancel (n)", id="cancel")
+                yield Button(f"{self._confirm_label} (y)", id="confirm", variant="error")
+
+    def on_mount(self) -> None:
+        self.query_one("#cancel", Button).focus()
+
+    @on(Button.Pressed, "#confirm")
+    def action_confirm(self) -> None:
+        self.dismiss(True)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(False)

@@ -1,0 +1,266 @@
+"""The feedback modal: structured feedback on one field (seed 000 sections 3-4 and Step 3).
+
+It shows the field's coverage, type and current logic, asks what is wrong (the issue is the
+one required answer), offers the inputs that fit the agent type, guidance notes and expected
+examples, and is dismissed with a `FeedbackResult` (or None on Escape).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, cast
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Footer, Input, Label, Select, Static, TextArea
+
+from tui_agent.analysis.models import (
+    FEEDBACK_ISSUE_LABELS,
+    FeedbackIssue,
+    FieldDefinition,
+    FieldFeedback,
+)
+from tui_agent.tui.paths import styles_dir
+from tui_agent.tui.widgets.examples_editor import ExamplesEditor
+from tui_agent.tui.widgets.items_table import coverage_band
+
+AUTO_GENERATED = "(auto-generated)"
+EXAMPLES_HINT = 'Values are read as JSON when they parse (42, [1, 2], {"a": 1}), else as text.'
+
+
+@dataclass(frozen=True)
+class FeedbackResult:
+    """What the modal was dismissed with.
+
+    `submit` False: keep this feedback and pick another field; True: submit all collected now.
+    """
+
+    feedback: FieldFeedback
+    submit: bool
+
+
+@dataclass(frozen=True)
+class AgentInput:
+    """One agent-specific answer: the `FieldFeedback` attribute it fills and how it is asked."""
+
+    attribute: str
+    label: str
+    placeholder: str
+    multiline: bool = False
+    hint: str = ""
+
+
+AGENT_INPUTS: dict[str, tuple[AgentInput, ...]] = {
+    "scraper": (
+        AgentInput(
+            "correct_selector",
+            "Correct CSS selector",
+            ".product .price",
+            hint="Use the browser's DevTools to find the right selector.",
+        ),
+    ),
+    "transformer": (
+        AgentInput(
+            "correct_expression",
+            "Correct transformation logic",
+            "lambda record: record['price'] * 100",
+            multiline=True,
+        ),
+    ),
+    "analyzer": (
+        AgentInput(
+            "correct_pattern",
+            "Correct analysis pattern",
+            "Describe the pattern to detect...",
+            multiline=True,
+        ),
+    ),
+    "api-client": (
+        AgentInput(
+            "request_parameters", "Request parameters", '{"page": 1, "per_page": 100}', True
+        ),
+        AgentInput("response_mapping", "Response mapping", "data.items[].price", True),
+    ),
+    "generic": (AgentInput("correct_value", "Correct value", "What the field should hold"),),
+}
+"""The inputs each agent type asks for; any other agent type gets the generic one."""
+
+
+def agent_inputs(agent_type: str) -> tuple[AgentInput, ...]:
+    """The agent-specific inputs for `agent_type` (the generic ones when unknown)."""
+    return AGENT_INPUTS.get(agent_type, AGENT_INPUTS["generic"])
+
+
+def _cleaned(text: str) -> str | None:
+    """Text without surrounding blanks, or None when nothing is left."""
+    return text.strip() or None
+
+
+class FeedbackModal(ModalScreen[FeedbackResult | None]):
+    """Structured feedback on one field of the items table."""
+
+    CSS_PATH = styles_dir() / "feedback.tcss"
+    AUTO_FOCUS = "#issue"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "ctrl+s",
+            "finish(True)",
+            "Submit",
+            priority=True,
+            id="feedback.submit",
+            tooltip="Record this feedback (and any collected before) now",
+        ),
+        Binding(
+            "ctrl+n",
+            "finish(False)",
+            "Add & pick another",
+            priority=True,
+            id="feedback.add-another",
+            tooltip="Keep this feedback and go back to pick another field",
+        ),
+        Binding(
+            "ctrl+o",
+            "add_example",
+            "Add example",
+            priority=True,
+            id="feedback.add-example",
+            tooltip="Add an expected input => output example",
+        ),
+        Binding(
+            "escape",
+            "cancel",
+            "Cancel",
+            id="feedback.cancel",
+            tooltip="Close without keeping this feedback",
+        ),
+    ]
+
+    def __init__(
+        self, field: FieldDefinition, total: int, agent_type: str, current_logic: str | None
+    ) -> None:
+        super().__init__()
+        self.field = field
+        self.total = total
+        self.agent_type = agent_type
+        self.current_logic = current_logic
+
+    def compose(self) -> ComposeResult:
+        field = self.field
+        with Vertical(id="feedback-dialog"):
+            yield Label(Content(f'Fix field "{field.name}"'), id="feedback-title")
+            with VerticalScroll(id="feedback-body"):
+                yield from self._compose_status()
+                yield Label("What's the issue?", classes="question")
+                yield Select(
+                    [(label, issue) for issue, label in FEEDBACK_ISSUE_LABELS.items()],
+                    prompt="Pick one",
+                    id="issue",
+                    compact=True,
+                )
+                yield Label("Pick what is wrong with this field.", id="issue-error")
+                for entry in agent_inputs(self.agent_type):
+                    yield Label(entry.label, classes="question")
+                    widget_id = entry.attribute.replace("_", "-")
+                    if entry.multiline:
+                        yield TextArea(id=widget_id, placeholder=entry.placeholder, compact=True)
+                    else:
+                        yield Input(id=widget_id, placeholder=entry.placeholder, compact=True)
+                    if entry.hint:
+                        yield Label(entry.hint, classes="hint")
+                yield Label("Guidance notes", classes="question")
+                yield TextArea(
+                    id="notes",
+                    placeholder="Describe what this field should contain...",
+                    compact=True,
+                )
+                yield Label("Expected examples (input => expected output)", classes="question")
+                yield Label(Content(EXAMPLES_HINT), classes="hint")
+                yield ExamplesEditor(id="examples")
+            with Horizontal(id="feedback-buttons"):
+                yield Button("Add & pick another field", id="add-another", compact=True)
+                yield Button("Submit", variant="primary", id="submit", compact=True)
+                yield Button("Cancel", id="cancel", compact=True)
+        yield Footer()
+
+    def _compose_status(self) -> ComposeResult:
+        field = self.field
+        with Horizontal(classes="status-row"):
+            yield Label("Coverage", classes="key")
+            yield Label(
+                f" {field.coverage}% ", classes=f"coverage -{coverage_band(field.coverage)}"
+            )
+            yield Label(f" {field.populated:,}/{self.total:,} items populated", classes="value")
+        with Horizontal(classes="status-row"):
+            yield Label("Type", classes="key")
+            yield Label(Content(self._type_text()), classes="value")
+        yield Label("Current logic", classes="key")
+        logic = self.current_logic
+        yield Static(
+            Content(logic or AUTO_GENERATED),
+            id="current-logic",
+            classes="" if logic else "-auto",
+        )
+
+    def _type_text(self) -> str:
+        field = self.field
+        if not field.mixed:
+            return field.type
+        counts = ", ".join(f"{count} {kind}" for kind, count in field.type_counts.items())
+        return f"{field.type} (mixed: {counts})"
+
+    def to_model(self) -> FieldFeedback | None:
+        """The feedback as filled in, or None while no issue is picked."""
+        issue = self.query_one("#issue", Select).value
+        if issue is Select.NULL:
+            return None
+        answers: dict[str, str | None] = {}
+        for entry in agent_inputs(self.agent_type):
+            widget = self.query_one(f"#{entry.attribute.replace('_', '-')}")
+            assert isinstance(widget, Input | TextArea)
+            answers[entry.attribute] = _cleaned(
+                widget.text if isinstance(widget, TextArea) else widget.value
+            )
+        return FieldFeedback(
+            field=self.field.name,
+            issue=cast(FeedbackIssue, issue),
+            notes=_cleaned(self.query_one("#notes", TextArea).text),
+            examples=self.query_one(ExamplesEditor).to_model(),
+            **answers,
+        )
+
+    def action_finish(self, submit: bool) -> None:
+        """Dismiss with the feedback, or point at the issue if none is picked yet."""
+        feedback = self.to_model()
+        if feedback is None:
+            self.query_one("#issue-error").display = True
+            self.query_one("#issue", Select).focus()
+            return
+        self.dismiss(FeedbackResult(feedback, submit))
+
+    async def action_add_example(self) -> None:
+        await self.query_one(ExamplesEditor).add_example()
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    @on(Select.Changed, "#issue")
+    def _issue_picked(self, event: Select.Changed) -> None:
+        if event.value is not Select.NULL:
+            self.query_one("#issue-error").display = False
+
+    @on(Button.Pressed, "#submit")
+    def _submit_pressed(self) -> None:
+        self.action_finish(True)
+
+    @on(Button.Pressed, "#add-another")
+    def _add_another_pressed(self) -> None:
+        self.action_finish(False)
+
+    @on(Button.Pressed, "#cancel")
+    def _cancel_pressed(self) -> None:
+        self.action_cancel()

@@ -1,0 +1,186 @@
+"""The home screen: the stored sessions, filterable; open, replay or delete one."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Static
+
+from tui_agent.session import SessionSummary
+from tui_agent.store import Store, StoreError
+from tui_agent.tui.commands import SessionCommands
+from tui_agent.tui.format import display_path
+from tui_agent.tui.messages import SessionDeleted, SessionRequested
+from tui_agent.tui.screens.confirm import ConfirmModal
+from tui_agent.tui.widgets.sessions_table import SessionsTable
+
+EMPTY_TEXT = """\
+No sessions yet in {db}
+
+Replay a recorded session:   tui-agent replay sessions/<file>.jsonl
+Import one into this list:   tui-agent sessions import sessions/<file>.jsonl
+Run an agent:                tui-agent --help lists the commands
+"""
+
+
+def matches(summary: SessionSummary, query: str) -> bool:
+    """Whether every word of `query` occurs in the session's id, kind, title, status or model."""
+    haystack = " ".join(
+        (summary.session_id, summary.kind, summary.title, summary.status, summary.model or "")
+    ).casefold()
+    return all(word in haystack for word in query.casefold().split())
+
+
+class HomeScreen(Screen[None]):
+    """Sessions, newest first. Enter opens, r replays, d deletes (after asking), / filters."""
+
+    COMMANDS = {SessionCommands}
+    BINDINGS = [
+        Binding("r", "replay", "Replay", id="home.replay", tooltip="Replay the session"),
+        Binding("d", "delete", "Delete", id="home.delete", tooltip="Delete the session"),
+        Binding("slash", "filter", "Filter", id="home.filter", tooltip="Filter the sessions"),
+        Binding(
+            "escape",
+            "clear_filter",
+            "Clear filter",
+            id="home.clear_filter",
+            tooltip="Show all sessions again",
+            show=False,
+        ),
+        Binding(
+            "ctrl+r",
+            "reload",
+            "Reload",
+            id="home.reload",
+            tooltip="Re-read the sessions",
+            show=False,
+        ),
+    ]
+
+    def __init__(self, store: Store) -> None:
+        super().__init__(classes="home-screen")
+        self.store = store
+        self.summaries: list[SessionSummary] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static("tui-agent · sessions", id="home-title")
+        yield Input(placeholder="filter: words in title, kind, status, id…", id="filter")
+        yield SessionsTable(id="sessions")
+        yield Static(id="empty")
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        self.query_one("#filter").display = False
+        await self.action_reload()
+
+    async def on_screen_resume(self) -> None:
+        await self.action_reload()
+
+    @property
+    def table(self) -> SessionsTable:
+        return self.query_one(SessionsTable)
+
+    @property
+    def query_text(self) -> str:
+        return self.query_one("#filter", Input).value.strip()
+
+    @property
+    def visible(self) -> list[SessionSummary]:
+        """The sessions the filter lets through."""
+        query = self.query_text
+        return [s for s in self.summaries if matches(s, query)] if query else self.summaries
+
+    async def action_reload(self) -> None:
+        """Re-read the sessions from the store."""
+        self.summaries = await self.store.list_sessions()
+        self._show()
+
+    def _show(self) -> None:
+        visible = self.visible
+        self.table.show(visible)
+        empty = self.query_one("#empty", Static)
+        self.table.display = bool(visible)
+        empty.display = not visible
+        if not self.summaries:
+            empty.update(Content(EMPTY_TEXT.format(db=display_path(self.store.path))))
+        elif not visible:
+            empty.update(
+                Content(f"No session matches '{self.query_text}'. Escape clears the filter.")
+            )
+        if visible and not self.query_one("#filter", Input).has_focus:
+            self.table.focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("replay", "delete"):
+            return self.table.selected_id is not None and bool(self.table.display)
+        if action == "clear_filter":
+            return bool(self.query_one("#filter").display)
+        return True
+
+    def action_filter(self) -> None:
+        filter_input = self.query_one("#filter", Input)
+        filter_input.display = True
+        filter_input.focus()
+        self.refresh_bindings()
+
+    def action_clear_filter(self) -> None:
+        filter_input = self.query_one("#filter", Input)
+        filter_input.value = ""
+        filter_input.display = False
+        self._show()
+        self.refresh_bindings()
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self) -> None:
+        self._show()
+
+    @on(Input.Submitted, "#filter")
+    def _filter_submitted(self) -> None:
+        if self.table.display:
+            self.table.focus()
+
+    @on(DataTable.RowSelected, "#sessions")
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.row_key.value is not None:
+            self.post_message(SessionRequested(event.row_key.value, "stored"))
+
+    @on(DataTable.RowHighlighted, "#sessions")
+    def _row_highlighted(self) -> None:
+        self.refresh_bindings()
+
+    def action_replay(self) -> None:
+        if (session_id := self.table.selected_id) is not None:
+            self.post_message(SessionRequested(session_id, "replay"))
+
+    def action_delete(self) -> None:
+        if (session_id := self.table.selected_id) is not None:
+            self.confirm_delete(session_id)
+
+    def confirm_delete(self, session_id: str) -> None:
+        """Ask in a modal, then delete `session_id`."""
+        summary = next(s for s in self.summaries if s.session_id == session_id)
+        modal = ConfirmModal(
+            "Delete session",
+            f"Delete '{summary.title}' ({session_id}) and all its events, items and feedback?"
+            "\nThis cannot be undone.",
+        )
+
+        async def confirmed(yes: bool | None) -> None:
+            if yes:
+                await self.delete_session(session_id)
+
+        self.app.push_screen(modal, confirmed)
+
+    async def delete_session(self, session_id: str) -> None:
+        """Delete the session from the store and the list."""
+        try:
+            await self.store.delete(session_id)
+        except StoreError as error:
+            self.notify(str(error), severity="error", markup=False)
+            return
+        self.notify(f"Deleted session {session_id}.")
+        self.post_message(SessionDeleted(session_id))
+        await self.action_reload()

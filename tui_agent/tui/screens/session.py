@@ -1,0 +1,255 @@
+"""The session screen: stream pane, items table and status line over one SessionState.
+
+Live, the app's worker runs a SessionRunner whose listener posts `EventReceived` here; each
+event is folded into this screen's own state and the widgets catch up once per burst. A
+stored session is shown as `fold(events)`. Feedback collected on the items table is recorded
+as one FeedbackSubmitted event through a SessionRunner.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+from textual.worker import Worker
+
+from tui_agent.analysis.models import FieldDefinition, FieldFeedback
+from tui_agent.events import Event, FeedbackSubmitted
+from tui_agent.session import SessionRunner, SessionState
+from tui_agent.store import Store, StoreError
+from tui_agent.tui.messages import (
+    EventReceived,
+    FeedbackRecorded,
+    LiveSessionCancelled,
+    SessionMode,
+    SessionOpened,
+)
+from tui_agent.tui.screens.feedback import FeedbackModal, FeedbackResult
+from tui_agent.tui.widgets.items_table import ItemsTable
+from tui_agent.tui.widgets.status_line import StatusLine
+from tui_agent.tui.widgets.stream_pane import StreamPane
+
+
+@dataclass
+class LiveRun:
+    """The runner recording a live session and the worker driving it."""
+
+    runner: SessionRunner
+    worker: Worker[SessionState]
+
+    @property
+    def running(self) -> bool:
+        return not self.worker.is_finished
+
+
+def title_line(kind: str, title: str, session_id: str, prefix: str = "") -> Content:
+    """`kind · title  id` for the top line of a session screen (the title is not markup)."""
+    head = " · ".join(part for part in (prefix, kind, title) if part) or "session"
+    return Content.assemble((head, "bold"), "  ", (session_id, "dim"))
+
+
+def current_logic(state: SessionState) -> str | None:
+    """The code of the latest step that ran successfully (else the latest with code)."""
+    with_code = [step for step in state.steps.values() if step.code is not None]
+    succeeded = [s for s in with_code if s.execution is not None and s.execution.success]
+    chosen = succeeded or with_code
+    return chosen[-1].code if chosen else None
+
+
+class SessionScreen(Screen[None]):
+    """One session: live (fed by its runner) or stored (folded from its events)."""
+
+    BINDINGS = [
+        Binding(
+            "escape",
+            "back",
+            "Back",
+            id="session.back",
+            tooltip="Back to the sessions list (cancels a running agent)",
+        ),
+        Binding(
+            "s",
+            "submit_feedback",
+            "Submit feedback",
+            id="session.submit_feedback",
+            tooltip="Record the feedback collected so far as one event",
+        ),
+    ]
+
+    mode: SessionMode = "stored"
+
+    def __init__(
+        self,
+        store: Store | None,
+        state: SessionState,
+        *,
+        clock: Callable[[], float],
+        live: LiveRun | None = None,
+    ) -> None:
+        super().__init__(classes="session-screen")
+        self.store = store
+        self.state = state
+        self.live = live
+        if live is not None:
+            self.mode = "live"
+        self._clock = clock
+        self._pending: list[FieldFeedback] = []
+        self._render_scheduled = False
+        self._items_key: tuple[int, int, int] | None = None
+
+    @classmethod
+    def live_session(
+        cls, store: Store, live: LiveRun, *, clock: Callable[[], float]
+    ) -> SessionScreen:
+        """A screen fed by `live.runner` (attach `post_event` as its listener)."""
+        return cls(store, SessionState(session_id=live.runner.session_id), clock=clock, live=live)
+
+    @property
+    def session_id(self) -> str:
+        return self.state.session_id
+
+    @property
+    def pending_feedback(self) -> list[FieldFeedback]:
+        """Feedback collected in the modal and not yet recorded."""
+        return list(self._pending)
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="session-title")
+        yield StatusLine(self._clock, id="status")
+        with Vertical(id="session-body"):
+            yield StreamPane(self.empty_text, id="stream")
+            yield ItemsTable(id="items")
+        yield from self.compose_extra()
+        yield Footer()
+
+    def compose_extra(self) -> ComposeResult:
+        """Widgets a subclass adds under the body."""
+        yield from ()
+
+    @property
+    def empty_text(self) -> str:
+        if self.mode == "live":
+            return "Waiting for the agent's first step…"
+        return "This session recorded no steps."
+
+    async def on_mount(self) -> None:
+        self.query_one("#items").display = False
+        await self.render_state()
+        self.query_one(StreamPane).focus()
+        self.post_message(SessionOpened(self.session_id, self.mode))
+
+    def post_event(self, event: Event, _state: SessionState | None = None) -> None:
+        """A SessionRunner listener: hand one recorded event to this screen."""
+        self.post_message(EventReceived(event))
+
+    @on(EventReceived)
+    def apply_event(self, message: EventReceived) -> None:
+        self.state.apply(message.event)
+        if not self._render_scheduled:
+            self._render_scheduled = True
+            self.call_later(self.render_state)
+
+    async def render_state(self) -> None:
+        """Bring every widget up to date with `self.state`."""
+        self._render_scheduled = False
+        state = self.state
+        title = self.query_one("#session-title", Static)
+        title.update(self.title_content())
+        await self.query_one(StreamPane).sync(state)
+        self._show_items(state)
+        self.refresh_status()
+
+    def title_content(self) -> Content:
+        state = self.state
+        return title_line(state.kind, state.title, state.session_id)
+
+    def refresh_status(self) -> None:
+        self.query_one(StatusLine).show(
+            self.state,
+            pending_feedback=len(self._pending),
+            live=self.live is not None and self.live.running,
+        )
+        self.refresh_bindings()
+
+    def _show_items(self, state: SessionState) -> None:
+        key = (id(state.items), len(state.items), id(state.analysis))
+        if key == self._items_key:
+            return
+        self._items_key = key
+        table = self.query_one(ItemsTable)
+        table.display = bool(state.items) or state.analysis is not None
+        if table.display:
+            table.update_items(list(state.items), state.analysis)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "submit_feedback":
+            return bool(self._pending)
+        return True
+
+    def action_back(self) -> None:
+        if self.live is not None and self.live.running:
+            self.live.worker.cancel()
+            self.post_message(LiveSessionCancelled(self.session_id))
+        self.dismiss()
+
+    @on(ItemsTable.FeedbackRequested)
+    def open_feedback(self, message: ItemsTable.FeedbackRequested) -> None:
+        message.stop()
+        if self.store is None or self.mode == "replay":
+            self.notify(
+                "Feedback is recorded on a session: open it from the sessions list (Enter).",
+                severity="warning",
+            )
+            return
+        state = self.state
+        field = state.analysis.field(message.field) if state.analysis else None
+        modal = FeedbackModal(
+            field or FieldDefinition(name=message.field),
+            total=len(state.items),
+            agent_type=state.agent_type,
+            current_logic=current_logic(state),
+        )
+        self.app.push_screen(modal, self._feedback_done)
+
+    async def _feedback_done(self, result: FeedbackResult | None) -> None:
+        if result is None:
+            return
+        self._pending = [f for f in self._pending if f.field != result.feedback.field]
+        self._pending.append(result.feedback)
+        if result.submit:
+            await self.action_submit_feedback()
+        else:
+            self.notify(
+                f"Feedback on '{result.feedback.field}' kept; pick another column and press f,"
+                " or s to submit.",
+                markup=False,
+            )
+            self.refresh_status()
+
+    async def action_submit_feedback(self) -> None:
+        """Record the collected feedback as one FeedbackSubmitted event."""
+        if not self._pending or self.store is None:
+            return
+        event = FeedbackSubmitted(feedback=list(self._pending))
+        try:
+            if self.live is not None:
+                runner = self.live.runner
+            else:
+                runner = await SessionRunner.resume(self.store, self.session_id, [self.post_event])
+            stored = await runner.emit(event)
+        except StoreError as error:  # the collected feedback stays pending: s retries
+            self.notify(str(error), severity="error", markup=False)
+            return
+        assert isinstance(stored, FeedbackSubmitted)
+        self._pending.clear()
+        self.refresh_status()
+        count = len(stored.feedback)
+        self.notify(f"Recorded feedback on {count} field{'s' if count != 1 else ''}.")
+        self.post_message(FeedbackRecorded(stored))

@@ -1,0 +1,151 @@
+"""Cards for the timeline entries that are not agent steps: tool calls, phases, logs, errors,
+feedback and refinement progress. Each renders to one Static and re-renders only on change."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from textual.content import Content
+from textual.widgets import Static
+
+from tui_agent.events import Error, FeedbackSubmitted, Log, RefinementProgress
+from tui_agent.session import PhaseState, ToolCallState
+
+MAX_TOOL_OUTPUT_LINES = 8
+MAX_ARGUMENT_CHARS = 120
+LOG_STYLES = {
+    "debug": "dim",
+    "info": "",
+    "warning": "$text-warning",
+    "error": "$text-error",
+}
+
+
+def _arguments(arguments: dict[str, Any]) -> str:
+    text = ", ".join(
+        f"{k}={json.dumps(v, ensure_ascii=False, default=str)}" for k, v in arguments.items()
+    )
+    return text if len(text) <= MAX_ARGUMENT_CHARS else text[: MAX_ARGUMENT_CHARS - 1] + "…"
+
+
+def tool_content(entry: ToolCallState) -> Content:
+    """`⚙ name(args)` then the result's first lines, or `waiting…`."""
+    call, result = entry.call, entry.result
+    parts: list[str | tuple[str, str]] = [
+        ("⚙ ", "$text-accent"),
+        (call.name, "bold"),
+        f"({_arguments(call.arguments)})",
+    ]
+    if result is None:
+        parts.append(("  waiting…", "dim italic"))
+        return Content.assemble(*parts)
+    mark, style = ("✓", "$text-success") if result.ok else ("✗", "$text-error")
+    parts += ["  ", (f"{mark} {result.duration:.2f}s", style)]
+    lines = result.output.rstrip().splitlines()
+    for line in lines[:MAX_TOOL_OUTPUT_LINES]:
+        parts.append((f"\n  {line}", "" if result.ok else "$text-error"))
+    if len(lines) > MAX_TOOL_OUTPUT_LINES:
+        parts.append((f"\n  … {len(lines) - MAX_TOOL_OUTPUT_LINES} more lines", "dim"))
+    return Content.assemble(*parts)
+
+
+def phase_content(phase: PhaseState) -> Content:
+    """`▸ name — detail` with its outcome and duration once finished."""
+    parts: list[str | tuple[str, str]] = [("▸ ", "$text-accent"), (phase.name, "bold")]
+    if phase.detail:
+        parts.append(f" — {phase.detail}")
+    finished = phase.finished
+    if finished is None:
+        parts.append(("  running…", "dim italic"))
+        return Content.assemble(*parts)
+    mark, style = ("✓", "$text-success") if finished.ok else ("✗", "$text-error")
+    parts += ["  ", (f"{mark} {finished.duration:.2f}s", style)]
+    if finished.summary:
+        parts.append(("\n  " + finished.summary, "dim"))
+    return Content.assemble(*parts)
+
+
+def log_content(log: Log) -> Content:
+    return Content.assemble((f"{log.level:>7} ", "dim"), (log.message, LOG_STYLES[log.level]))
+
+
+def error_content(error: Error) -> Content:
+    parts: list[str | tuple[str, str]] = [(f"✗ {error.kind}: {error.message}", "$text-error bold")]
+    if error.detail:
+        parts.append((f"\n  {error.detail}", "$text-error 70%"))
+    return Content.assemble(*parts)
+
+
+def feedback_content(event: FeedbackSubmitted) -> Content:
+    fields = ", ".join(f"{f.field} ({f.issue})" for f in event.feedback)
+    count = len(event.feedback)
+    return Content.assemble(
+        ("✎ feedback submitted", "$text-accent bold"),
+        f" on {count} field{'s' if count != 1 else ''}: {fields}",
+    )
+
+
+def refinement_content(event: RefinementProgress) -> Content:
+    parts: list[str | tuple[str, str]] = [
+        ("↻ ", "$text-accent"),
+        (f"refinement {event.attempt}/{event.max_attempts}", "bold"),
+        f"  {event.message}",
+    ]
+    if event.fixed:
+        parts.append((f"\n  fixed: {', '.join(event.fixed)}", "$text-success"))
+    if event.remaining:
+        parts.append((f"\n  remaining: {', '.join(event.remaining)}", "$text-warning"))
+    return Content.assemble(*parts)
+
+
+class EntryCard(Static):
+    """A one-Static card; `show` re-renders only when the entry's visible parts changed."""
+
+    def __init__(self, entry: Any, kind: str) -> None:
+        super().__init__(classes=f"card entry-card {kind}-card")
+        self._key: tuple[object, ...] | None = None
+        self._entry = entry
+        self._composed = False
+
+    def on_mount(self) -> None:
+        self._composed = True
+        self._render_entry(self._entry)
+
+    async def show(self, entry: Any) -> None:
+        self._entry = entry
+        if self._composed:
+            self._render_entry(entry)
+
+    def _render_entry(self, entry: Any) -> None:
+        key = _entry_key(entry)
+        if key != self._key:
+            self._key = key
+            self.update(_RENDERERS[type(entry)](entry))
+
+
+def _entry_key(entry: Any) -> tuple[object, ...]:
+    if isinstance(entry, ToolCallState):
+        return (entry.call, entry.result)
+    if isinstance(entry, PhaseState):
+        return (entry.name, entry.started_ts, entry.finished)
+    return (entry,)
+
+
+_RENDERERS: dict[type, Any] = {
+    ToolCallState: tool_content,
+    PhaseState: phase_content,
+    Log: log_content,
+    Error: error_content,
+    FeedbackSubmitted: feedback_content,
+    RefinementProgress: refinement_content,
+}
+
+CARD_KINDS: dict[type, str] = {
+    ToolCallState: "tool",
+    PhaseState: "phase",
+    Log: "log",
+    Error: "error",
+    FeedbackSubmitted: "feedback",
+    RefinementProgress: "refinement",
+}

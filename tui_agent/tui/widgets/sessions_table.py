@@ -1,0 +1,121 @@
+"""The sessions list of the home screen: one row per SessionSummary, keyed by session id."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.widgets import DataTable
+
+from tui_agent.session import SessionSummary
+from tui_agent.tui.format import UNKNOWN, format_cost, format_duration, format_tokens
+
+NARROW = 110
+"""Below this width the items and tokens columns are left out and dates lose the year."""
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str
+    label: str
+    width: int
+    wide_only: bool = False
+    numeric: bool = False
+
+
+COLUMNS = (
+    Column("kind", "kind", 9),
+    Column("title", "title", 0),
+    Column("status", "status", 11),
+    Column("started", "started", 16),
+    Column("duration", "duration", 8, numeric=True),
+    Column("items", "items", 6, wide_only=True, numeric=True),
+    Column("tokens", "tokens", 7, wide_only=True, numeric=True),
+    Column("cost", "cost", 9, numeric=True),
+)
+
+
+STATUS_COLORS = {
+    "running": "cyan",
+    "completed": "green",
+    "failed": "red",
+    "cancelled": "yellow",
+    "stopped": "yellow",
+}
+
+
+def summary_cells(summary: SessionSummary, narrow: bool) -> dict[str, Text]:
+    """The cells of one row (plain Text: titles are never read as markup)."""
+    started = time.localtime(summary.started_at)
+    tokens = summary.prompt_tokens + summary.completion_tokens
+    cells = {
+        "kind": summary.kind,
+        "title": summary.title,
+        "status": f"● {summary.status}",
+        "started": time.strftime("%m-%d %H:%M" if narrow else "%Y-%m-%d %H:%M", started),
+        "duration": format_duration(summary.duration),
+        "items": f"{summary.item_count:,}",
+        "tokens": format_tokens(tokens),
+        "cost": format_cost(summary.cost, summary.cost_complete)
+        if tokens or summary.cost
+        else UNKNOWN,
+    }
+    row = {key: Text(value, no_wrap=True, overflow="ellipsis") for key, value in cells.items()}
+    row["status"].stylize(STATUS_COLORS.get(summary.status, ""))
+    for column in COLUMNS:
+        if column.numeric:
+            row[column.key].justify = "right"
+    return row
+
+
+class SessionsTable(DataTable[Text]):
+    """Sessions, newest first; Enter opens the highlighted one (posts RowSelected)."""
+
+    BINDINGS = [
+        Binding("enter", "select_cursor", "Open", id="home.open", tooltip="Open the session"),
+    ]
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, cursor_type="row", zebra_stripes=True)
+        self._summaries: list[SessionSummary] = []
+        self._layout_width = 0
+
+    @property
+    def selected_id(self) -> str | None:
+        """Session id of the highlighted row."""
+        if not self.row_count:
+            return None
+        key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key
+        return key.value
+
+    def show(self, summaries: list[SessionSummary]) -> None:
+        """Replace the rows, keeping the highlight on the same session when it is still there."""
+        selected = self.selected_id
+        self._summaries = summaries
+        self._rebuild(selected)
+
+    def on_resize(self) -> None:
+        if self.size.width != self._layout_width:
+            self._rebuild(self.selected_id)
+
+    def _rebuild(self, selected: str | None) -> None:
+        width = self.size.width or NARROW
+        self._layout_width = width
+        narrow = width < NARROW
+        columns = [c for c in COLUMNS if not (narrow and c.wide_only)]
+        if narrow:
+            columns = [replace(c, width=11) if c.key == "started" else c for c in columns]
+        fixed = sum(c.width + 2 * self.cell_padding for c in columns if c.width)
+        title_width = max(12, width - fixed - 2 * self.cell_padding - 1)
+        self.clear(columns=True)
+        for column in columns:
+            label = Text(column.label, justify="right" if column.numeric else "left")
+            self.add_column(label, width=column.width or title_width, key=column.key)
+        for summary in self._summaries:
+            cells = summary_cells(summary, narrow)
+            self.add_row(*(cells[c.key] for c in columns), key=summary.session_id)
+        ids = [s.session_id for s in self._summaries]
+        if selected in ids:
+            self.move_cursor(row=ids.index(selected), animate=False)

@@ -1,0 +1,85 @@
+"""One line of session figures: status, model, steps, tokens, cost, elapsed, pending feedback."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual.content import Content
+from textual.timer import Timer
+from textual.widgets import Static
+
+from tui_agent.session import SessionState
+from tui_agent.tui.format import UNKNOWN, format_cost, format_duration, format_tokens
+
+STATUS_STYLES = {
+    "running": "$text-accent",
+    "completed": "$text-success",
+    "failed": "$text-error",
+    "cancelled": "$text-warning",
+    "stopped": "$text-warning",
+}
+
+
+def status_content(status: str, reason: str | None = None) -> Content:
+    """The session status as a styled word with a dot, and why it stopped if that says more."""
+    text = f"● {status}" + (f": {reason}" if reason and reason != status else "")
+    return Content.styled(text, STATUS_STYLES.get(status, ""))
+
+
+class StatusLine(Static):
+    """The session's figures; while a live session runs, elapsed ticks every second."""
+
+    def __init__(self, clock: Callable[[], float], *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._clock = clock
+        self._state: SessionState | None = None
+        self._pending = 0
+        self._live = False
+        self._ticker: Timer | None = None
+
+    def show(self, state: SessionState, *, pending_feedback: int = 0, live: bool = False) -> None:
+        """Render `state`; `live` means elapsed runs on the clock until the session ends."""
+        self._state, self._pending, self._live = state, pending_feedback, live
+        ticking = live and state.status == "running"
+        if ticking and self._ticker is None:
+            self._ticker = self.set_interval(1.0, self._render_line)
+        elif not ticking and self._ticker is not None:
+            self._ticker.stop()
+            self._ticker = None
+        self._render_line()
+
+    @property
+    def elapsed(self) -> float:
+        state = self._state
+        if state is None or not state.started_at:
+            return 0.0
+        if self._live and state.status == "running":
+            return max(0.0, self._clock() - state.started_at)
+        return state.duration
+
+    def _render_line(self) -> None:
+        state = self._state
+        if state is None:
+            return
+        if not state.event_count:
+            self.update(Content.styled("no events yet", "dim"))
+            return
+        steps = len(state.steps)
+        parts: list[str | Content | tuple[str, str]] = [
+            status_content(state.status, state.stopped_reason),
+            "  ",
+            (state.model or "no model", "bold"),
+            f"  {steps} step{'s' if steps != 1 else ''}",
+            f"  {format_tokens(state.total_tokens)} tok",
+            f"  {self._cost(state)}",
+            f"  {format_duration(self.elapsed)}",
+        ]
+        if self._pending:
+            parts.append(("  " + f"{self._pending} feedback pending", "$text-warning"))
+        self.update(Content.assemble(*parts))
+
+    @staticmethod
+    def _cost(state: SessionState) -> str:
+        if not state.llm_calls:
+            return UNKNOWN
+        return format_cost(state.cost, state.unknown_cost_calls == 0)

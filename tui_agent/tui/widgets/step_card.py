@@ -1,0 +1,227 @@
+"""The card of one agent step: thought, code, execution output, final answer.
+
+`show(step)` is idempotent and cheap when nothing changed, so the stream pane can call it for
+every visible card after each event. A thought that grows (streamed tokens) is appended
+through a `MarkdownStream`; any other change replaces the text.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.highlight import highlight
+from textual.widgets import Markdown, Static
+from textual.widgets.markdown import MarkdownStream
+
+from tui_agent.events import ExecutionFinished
+from tui_agent.session import StepState
+
+MAX_LOG_LINES = 40
+"""Output lines shown per step (the last ones); the rest are counted."""
+MAX_RESULT_LINES = 16
+MAX_TRACEBACK_LINES = 12
+
+
+def _tail(lines: list[str], limit: int) -> tuple[list[str], int]:
+    """The last `limit` lines and how many were left out."""
+    hidden = max(0, len(lines) - limit)
+    return lines[hidden:], hidden
+
+
+def output_content(execution: ExecutionFinished) -> Content:
+    """stdout and stderr lines in order, each with a gutter naming its stream."""
+    lines, hidden = _tail(list(execution.logs), MAX_LOG_LINES)
+    parts: list[str | tuple[str, str]] = []
+    if hidden:
+        parts.append((f"… {hidden} earlier output lines\n", "dim"))
+    for line in lines:
+        text = line.text.rstrip("\n") + "\n"
+        if line.stream == "stderr":
+            parts += [("err│ ", "$text-warning 60%"), (text, "$text-warning")]
+        else:
+            parts += [("out│ ", "dim"), text]
+    if execution.logs_truncated:
+        parts.append(("(the sandbox truncated the output)\n", "dim italic"))
+    return Content.assemble(*parts).rstrip() if parts else Content("")
+
+
+def error_content(execution: ExecutionFinished) -> Content:
+    """The error, time-out or kill of a failed execution, with the traceback's tail."""
+    parts: list[str | tuple[str, str]] = []
+    if execution.timed_out:
+        parts.append((f"⏱ timed out after {execution.duration:.1f}s\n", "$text-error bold"))
+    if execution.killed_reason:
+        parts.append((f"killed: {execution.killed_reason}\n", "$text-error bold"))
+    error = execution.error
+    if error is not None:
+        parts.append((f"✗ {error.type}: {error.message}\n", "$text-error bold"))
+        trace, hidden = _tail(error.traceback.rstrip().splitlines(), MAX_TRACEBACK_LINES)
+        if hidden:
+            parts.append((f"  … {hidden} earlier traceback lines\n", "dim"))
+        parts += [(f"  {line}\n", "$text-error 70%") for line in trace]
+    return Content.assemble(*parts).rstrip() if parts else Content("")
+
+
+def result_content(execution: ExecutionFinished) -> Content:
+    """The returned value as pretty JSON (cut after a few lines) and unserializable keys."""
+    parts: list[str | tuple[str, str]] = []
+    if execution.result is not None:
+        lines, hidden = _head(_pretty(execution.result).splitlines(), MAX_RESULT_LINES)
+        parts += [("→ ", "$text-success bold"), "\n  ".join(lines) + "\n"]
+        if hidden:
+            parts.append((f"  … {hidden} more lines\n", "dim"))
+    if execution.non_serializable:
+        names = ", ".join(execution.non_serializable)
+        parts.append((f"not serializable, left out: {names}\n", "dim italic"))
+    return Content.assemble(*parts).rstrip() if parts else Content("")
+
+
+def _head(lines: list[str], limit: int) -> tuple[list[str], int]:
+    return lines[:limit], max(0, len(lines) - limit)
+
+
+def _pretty(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+def numbered_code(code: str, language: str) -> Content:
+    """`code` highlighted in the app's theme, with a line-number gutter."""
+    lines = highlight(code.rstrip("\n"), language=language).split("\n", allow_blank=True)
+    width = len(str(len(lines)))
+    parts: list[Content | tuple[str, str]] = []
+    for number, line in enumerate(lines, start=1):
+        parts += [(f"{number:>{width}} │ ", "$text-muted"), line, ("\n", "")]
+    return Content.assemble(*parts).rstrip("\n")
+
+
+def step_subtitle(step: StepState) -> str:
+    """Where the step stands: running, or how its execution ended and how long it took."""
+    execution = step.execution
+    if step.running:
+        return f"running on {step.backend}…" if step.backend else "running…"
+    if execution is not None:
+        mark = "✓" if execution.success else "✗"
+        return f"{mark} {execution.duration:.2f}s on {step.backend or 'sandbox'}"
+    if step.final_answer is not None:
+        return "answered"
+    if step.code is not None:
+        return "code proposed"
+    return "thinking…" if not step.thought_complete else ""
+
+
+def execution_content(step: StepState) -> Content:
+    """A not-isolated warning, then the execution's output, error and result, spaced apart."""
+    parts: list[Content] = []
+    if step.backend is not None and not step.isolated:
+        warning = f"⚠ ran on '{step.backend}', which is not isolated from this machine"
+        parts.append(Content.styled(warning, "$text-warning bold"))
+    if step.execution is not None:
+        parts += [
+            render(step.execution) for render in (output_content, error_content, result_content)
+        ]
+    return Content("\n\n").join(part for part in parts if part)
+
+
+class StepCard(Vertical):
+    """One step of the agent. The final-answer box is mounted only once there is one."""
+
+    def __init__(self, step: StepState) -> None:
+        super().__init__(classes="card step-card")
+        self.border_title = f"Step {step.index}"
+        self._step = step
+        self._thought = ""
+        self._stream: MarkdownStream | None = None
+        self._code: tuple[str, str] | None = None
+        self._execution_key: tuple[object, ...] | None = None
+        self._final: str | None = None
+        self._final_box: Vertical | None = None
+        self._composed = False
+        self._thought_view = Markdown(classes="thought")
+        self._code_view = Static(classes="code")
+        self._execution_view = Static(classes="execution")
+
+    def compose(self) -> ComposeResult:
+        yield self._thought_view
+        yield self._code_view
+        yield self._execution_view
+
+    async def on_mount(self) -> None:
+        self._composed = True
+        await self.show(self._step)
+
+    async def on_unmount(self) -> None:
+        await self._stop_stream()
+
+    async def show(self, step: StepState) -> None:
+        """Bring the card up to date with `step` (only the parts that changed)."""
+        self._step = step
+        if not self._composed:
+            return
+        await self._show_thought(step)
+        self._show_code(step)
+        self._show_execution(step)
+        await self._show_final(step)
+        self.set_class(step.running, "-running")
+        self.border_subtitle = step_subtitle(step)
+
+    async def _show_thought(self, step: StepState) -> None:
+        markdown = self._thought_view
+        markdown.display = bool(step.thought)
+        if step.thought == self._thought:
+            if step.thought_complete:
+                await self._stop_stream()
+            return
+        if self._thought and step.thought.startswith(self._thought) and not step.thought_complete:
+            if self._stream is None:
+                self._stream = Markdown.get_stream(markdown)
+            await self._stream.write(step.thought[len(self._thought) :])
+        else:
+            await self._stop_stream()
+            await markdown.update(step.thought)
+        self._thought = step.thought
+
+    async def _stop_stream(self) -> None:
+        if self._stream is not None:
+            stream, self._stream = self._stream, None
+            await stream.stop()
+
+    def _show_code(self, step: StepState) -> None:
+        code = self._code_view
+        code.display = step.code is not None
+        key = (step.code or "", step.language)
+        if step.code is None or key == self._code:
+            return
+        self._code = key
+        code.update(numbered_code(step.code, step.language))
+
+    def _show_execution(self, step: StepState) -> None:
+        key = (step.execution, step.backend, step.isolated)
+        if key == self._execution_key:
+            return
+        self._execution_key = key
+        content = execution_content(step)
+        widget = self._execution_view
+        widget.display = bool(content)
+        widget.update(content)
+
+    async def _show_final(self, step: StepState) -> None:
+        answer = step.final_answer
+        if answer == self._final:
+            return
+        self._final = answer
+        if answer is None:
+            if self._final_box is not None:
+                await self._final_box.remove()
+                self._final_box = None
+        elif self._final_box is None:
+            self._final_box = Vertical(Markdown(answer, classes="final-answer"), classes="final")
+            self._final_box.border_title = "Final answer"
+            await self.mount(self._final_box)
+        else:
+            await self._final_box.query_one(Markdown).update(answer)
