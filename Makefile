@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 DEMO_DB := .demo/sessions.db
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 
-.PHONY: demo test setup system lint
+.PHONY: demo test setup system docker image lint
 
 demo: setup
 	$(VENV)/bin/tui-agent --db $(DEMO_DB) sessions import --skip-existing sessions/*.jsonl
@@ -16,10 +16,17 @@ test: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/pytest -n 2 -q
 
-setup: system $(STAMP)
+setup: system $(STAMP) image
 
 system:
 	@scripts/ensure-system.sh
+
+docker: system
+	@sh scripts/ensure-docker.sh
+
+# Cached: a no-op when the image is up to date (first build from a debootstrap rootfs: minutes).
+image: docker $(STAMP)
+	@$(VENV)/bin/tui-agent sandbox build
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || python3 -m venv $(VENV)

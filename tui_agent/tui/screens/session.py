@@ -20,6 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import Worker
 
+from tui_agent.analysis.logic import field_logic
 from tui_agent.analysis.models import FieldDefinition, FieldFeedback
 from tui_agent.events import Event, FeedbackSubmitted
 from tui_agent.session import SessionRunner, SessionState
@@ -55,12 +56,13 @@ def title_line(kind: str, title: str, session_id: str, prefix: str = "") -> Cont
     return Content.assemble((head, "bold"), "  ", (session_id, "dim"))
 
 
-def current_logic(state: SessionState) -> str | None:
-    """The code of the latest step that ran successfully (else the latest with code)."""
+def current_logic(state: SessionState, field: str) -> str | None:
+    """The lines producing `field` in the latest step that ran successfully (else the latest
+    with code); None when no line names it."""
     with_code = [step for step in state.steps.values() if step.code is not None]
     succeeded = [s for s in with_code if s.execution is not None and s.execution.success]
     chosen = succeeded or with_code
-    return chosen[-1].code if chosen else None
+    return field_logic(chosen[-1].code or "", field) if chosen else None
 
 
 class SessionScreen(Screen[None]):
@@ -214,7 +216,7 @@ class SessionScreen(Screen[None]):
             field or FieldDefinition(name=message.field),
             total=len(state.items),
             agent_type=state.agent_type,
-            current_logic=current_logic(state),
+            current_logic=current_logic(state, message.field),
         )
         self.app.push_screen(modal, self._feedback_done)
 
