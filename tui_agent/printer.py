@@ -33,28 +33,8 @@ from tui_agent.events import (
     ToolCall,
     ToolResult,
 )
+from tui_agent.formatting import format_cost, format_duration
 from tui_agent.session import SessionState, SessionSummary
-
-
-def format_cost(cost: float | None, complete: bool = True) -> str:
-    """'$0.0123', '—' when unknown, with '+?' when some calls had no known price."""
-    if cost is None:
-        return "—"
-    if cost == 0 and complete:
-        return "$0"
-    return f"${cost:.4f}" + ("" if complete else "+?")
-
-
-def format_duration(seconds: float) -> str:
-    if seconds < 60:
-        return f"{seconds:.1f}s"
-    minutes, secs = divmod(int(seconds), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
-
-
-def format_time(ts: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
 
 
 def execution_text(event: ExecutionFinished) -> Text:

@@ -147,8 +147,8 @@ class SessionState:
 
     @property
     def cost(self) -> float | None:
-        """Sum of known call costs; None when no call had a known price."""
-        if self.llm_calls and self.unknown_cost_calls == self.llm_calls:
+        """Sum of known call costs; None when no model was called or no call had a price."""
+        if self.unknown_cost_calls == self.llm_calls:
             return None
         return self.known_cost
 

@@ -83,7 +83,7 @@ def test_summary_reports_partial_and_unknown_cost():
     assert summary.item_count == 3 and summary.step_count == 3 and summary.event_count == 19
     only_unknown = fold(stamp([SessionStarted(kind="task", title="t"), LLMCall(model="m")]))
     assert only_unknown.cost is None
-    assert fold(stamp([SessionStarted(kind="task", title="t")])).cost == 0.0
+    assert fold(stamp([SessionStarted(kind="task", title="t")])).cost is None
 
 
 def test_replace_items_and_running_state():

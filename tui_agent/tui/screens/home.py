@@ -9,10 +9,10 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
+from tui_agent.formatting import display_path
 from tui_agent.session import SessionSummary
 from tui_agent.store import Store, StoreError
 from tui_agent.tui.commands import SessionCommands
-from tui_agent.tui.format import display_path
 from tui_agent.tui.messages import SessionDeleted, SessionRequested
 from tui_agent.tui.screens.confirm import ConfirmModal
 from tui_agent.tui.widgets.sessions_table import SessionsTable

@@ -9,8 +9,8 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import DataTable
 
+from tui_agent.formatting import format_cost, format_duration, format_tokens
 from tui_agent.session import SessionSummary
-from tui_agent.tui.format import UNKNOWN, format_cost, format_duration, format_tokens
 
 NARROW = 110
 """Below this width the items and tokens columns are left out and dates lose the year."""
@@ -58,9 +58,7 @@ def summary_cells(summary: SessionSummary, narrow: bool) -> dict[str, Text]:
         "duration": format_duration(summary.duration),
         "items": f"{summary.item_count:,}",
         "tokens": format_tokens(tokens),
-        "cost": format_cost(summary.cost, summary.cost_complete)
-        if tokens or summary.cost
-        else UNKNOWN,
+        "cost": format_cost(summary.cost, summary.cost_complete),
     }
     row = {key: Text(value, no_wrap=True, overflow="ellipsis") for key, value in cells.items()}
     row["status"].stylize(STATUS_COLORS.get(summary.status, ""))

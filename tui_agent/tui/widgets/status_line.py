@@ -8,8 +8,8 @@ from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import Static
 
+from tui_agent.formatting import format_cost, format_duration, format_tokens
 from tui_agent.session import SessionState
-from tui_agent.tui.format import UNKNOWN, format_cost, format_duration, format_tokens
 
 STATUS_STYLES = {
     "running": "$text-accent",
@@ -80,6 +80,4 @@ class StatusLine(Static):
 
     @staticmethod
     def _cost(state: SessionState) -> str:
-        if not state.llm_calls:
-            return UNKNOWN
         return format_cost(state.cost, state.unknown_cost_calls == 0)

@@ -1,4 +1,4 @@
-"""Short text forms of session figures, shared by the home table and the status line."""
+"""Short text forms of session figures, shared by the TUI and the headless printer."""
 
 from __future__ import annotations
 
