@@ -26,10 +26,10 @@ from textual.pilot import Pilot
 from textual.widgets import Markdown
 
 from tui_agent.events import Event, FeedbackSubmitted, Log, SessionEnded, Thought, ThoughtDelta
+from tui_agent.formatting import format_cost, format_duration
 from tui_agent.session import SessionState
 from tui_agent.store import SessionNotFound, Store
 from tui_agent.tui.app import TuiAgentApp
-from tui_agent.tui.format import format_cost, format_duration
 from tui_agent.tui.messages import (
     FeedbackRecorded,
     LiveSessionCancelled,
