@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 from tui_agent.events import (
@@ -18,8 +20,17 @@ from tui_agent.events import (
     SessionStarted,
 )
 from tui_agent.sandbox.base import Sandbox
+from tui_agent.sandbox.choose import open_sandbox
 from tui_agent.sandbox.models import ExecuteRequest
 from tui_agent.web.browser import Browser
+
+
+def decode_arg(text: str) -> Any:
+    """A command-line argument: a JSON literal (5, true, [1]) when it is one, else the text."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
 
 
 def exec_started(request: ExecuteRequest, title: str, model: str | None = None) -> SessionStarted:
@@ -77,3 +88,27 @@ async def run_exec(
     else:
         reason = result.killed_reason or (result.error.type if result.error else "error")
         yield SessionEnded(status="failed", stopped_reason=reason)
+
+
+def exec_session(
+    request: ExecuteRequest,
+    *,
+    title: str,
+    sandbox_name: str,
+    workspace: Path,
+    network: bool = False,
+    model: str | None = None,
+) -> tuple[SessionStarted, AsyncIterator[Event]]:
+    """An exec session ready to record: its SessionStarted and its events.
+
+    The sandbox is chosen now, so a missing backend is a SandboxError before anything is
+    recorded; it is started and closed by the event stream itself.
+    """
+    sandbox = open_sandbox(sandbox_name, workspace=workspace, network=network)
+    return exec_started(request, title, model), _sandboxed(sandbox, request)
+
+
+async def _sandboxed(sandbox: Sandbox, request: ExecuteRequest) -> AsyncIterator[Event]:
+    async with sandbox:
+        async for event in run_exec(sandbox, request):
+            yield event

@@ -9,9 +9,10 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import argparse
 import sys
 
-from tui_agent.cli import execute, sandbox, sessions
+from tui_agent.cli import code, execute, sandbox, sessions
 from tui_agent.cli.common import UsageError, common_options
 from tui_agent.config import ConfigError, load_settings
+from tui_agent.llm.errors import LLMError
 from tui_agent.sandbox.base import SandboxError
 from tui_agent.store import StoreError
 from tui_agent.web.browser import BrowserError
@@ -22,6 +23,7 @@ USER_ERRORS: tuple[type[Exception], ...] = (
     UsageError,
     SandboxError,
     BrowserError,
+    LLMError,
 )
 """Errors caused by input or environment: printed as one line, exit code 1."""
 
@@ -35,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.set_defaults(handler=sessions.cmd_home)
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
-    for module in (execute, sessions, sandbox):
+    for module in (code, execute, sessions, sandbox):
         module.register(commands, common)
     return parser
 

@@ -108,7 +108,7 @@ def record_session(
     if output == "tui":
         from tui_agent.tui.app import TuiAgentApp
 
-        app = TuiAgentApp(settings.db)
+        app = TuiAgentApp(settings.db, settings=settings)
         app.start_session(started, agent)
         app.run()
         return 0

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 from tui_agent.cli.common import UsageError, add_output_options, read_json_object, record_session
 from tui_agent.config import Settings
-from tui_agent.events import Event
-from tui_agent.sandbox.base import Sandbox
 from tui_agent.sandbox.models import ExecuteRequest
 
 
@@ -43,14 +39,6 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     run.set_defaults(handler=cmd_exec)
 
 
-def decode_arg(text: str) -> Any:
-    """A JSON literal when `text` is one, else the text itself."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
-
-
 def read_code(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
@@ -61,8 +49,7 @@ def read_code(path: Path) -> str:
 
 
 def cmd_exec(args: argparse.Namespace, settings: Settings) -> int:
-    from tui_agent.agents.execute import exec_started
-    from tui_agent.sandbox.choose import open_sandbox
+    from tui_agent.agents.execute import decode_arg, exec_session
     from tui_agent.web.browser import check_url
 
     if args.timeout <= 0:
@@ -74,19 +61,12 @@ def cmd_exec(args: argparse.Namespace, settings: Settings) -> int:
         url=check_url(args.url) if args.url else None,
         timeout=args.timeout,
     )
-    sandbox = open_sandbox(
-        args.sandbox or settings.sandbox,
+    started, agent = exec_session(
+        request,
+        title=f"exec {args.file.name}",
+        sandbox_name=args.sandbox or settings.sandbox,
         workspace=args.workspace or settings.workspace,
         network=args.network,
+        model=settings.model,
     )
-    started = exec_started(request, title=f"exec {args.file.name}", model=settings.model)
-    return record_session(settings, started, _sandboxed(sandbox, request), args.output)
-
-
-async def _sandboxed(sandbox: Sandbox, request: ExecuteRequest) -> AsyncIterator[Event]:
-    """The exec agent's events with the sandbox started before and closed after."""
-    from tui_agent.agents.execute import run_exec
-
-    async with sandbox:
-        async for event in run_exec(sandbox, request):
-            yield event
+    return record_session(settings, started, agent, args.output)

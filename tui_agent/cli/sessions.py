@@ -59,7 +59,7 @@ def cmd_home(_args: argparse.Namespace, settings: Settings) -> int:
     from tui_agent.tui.app import TuiAgentApp
 
     run(_check_db(settings))
-    TuiAgentApp(settings.db).run()
+    TuiAgentApp(settings.db, settings=settings).run()
     return 0
 
 
@@ -77,10 +77,10 @@ def cmd_replay(args: argparse.Namespace, settings: Settings) -> int:
     if target.suffix == ".jsonl" or target.is_file():
         if not target.is_file():
             raise StoreError(f"no such file: {target}")
-        TuiAgentApp(settings.db, replay_events=read_jsonl(target)).run()
+        TuiAgentApp(settings.db, replay_events=read_jsonl(target), settings=settings).run()
         return 0
     session_id = run(_resolve(settings, args.target))
-    TuiAgentApp(settings.db, replay_session=session_id).run()
+    TuiAgentApp(settings.db, replay_session=session_id, settings=settings).run()
     return 0
 
 

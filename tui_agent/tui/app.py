@@ -12,11 +12,15 @@ from textual import on
 from textual.app import App
 from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
+from tui_agent.agents.execute import decode_arg, exec_session
+from tui_agent.config import Settings, load_settings
 from tui_agent.events import Event, SessionStarted
+from tui_agent.sandbox.base import SandboxError
+from tui_agent.sandbox.models import ExecuteRequest
 from tui_agent.session import SessionRunner, SessionState
 from tui_agent.store import Store, StoreError
 from tui_agent.tui.commands import BindingCommands
-from tui_agent.tui.messages import SessionRequested
+from tui_agent.tui.messages import NewSessionRequested, SessionRequested
 from tui_agent.tui.paths import styles_dir
 from tui_agent.tui.replay import Replay
 from tui_agent.tui.screens.home import HomeScreen
@@ -47,9 +51,11 @@ class TuiAgentApp(App[None]):
         replay_events: list[Event] | None = None,
         replay_session: str | None = None,
         clock: Callable[[], float] = time.time,
+        settings: Settings | None = None,
     ) -> None:
         super().__init__()
         self.db_path = Path(db_path)
+        self.settings = settings or load_settings(db=self.db_path)
         self.clock = clock
         self.store: Store | None = None
         self._open_session = open_session
@@ -63,7 +69,7 @@ class TuiAgentApp(App[None]):
         except StoreError as error:
             self.exit(return_code=1, message=str(error))
             return
-        await self.push_screen(HomeScreen(self.store))
+        await self.push_screen(HomeScreen(self.store, self.settings.sandbox))
         if self._replay_events is not None:
             await self.push_screen(
                 ReplayScreen(None, Replay(self._replay_events), clock=self.clock)
@@ -134,6 +140,28 @@ class TuiAgentApp(App[None]):
             self.notify(str(error), severity="error", timeout=8, markup=False)
             return
         await self.push_screen(screen)
+
+    @on(NewSessionRequested)
+    def _new_session(self, message: NewSessionRequested) -> None:
+        form = message.form
+        request = ExecuteRequest(
+            code=form.code,
+            args=[decode_arg(arg) for arg in form.args],
+            url=form.url,
+            timeout=form.timeout,
+        )
+        try:
+            started, agent = exec_session(
+                request,
+                title=f"exec {form.path.name}",
+                sandbox_name=form.sandbox,
+                workspace=self.settings.workspace,
+                model=self.settings.model,
+            )
+        except SandboxError as error:
+            self.notify(str(error), severity="error", timeout=10, markup=False)
+            return
+        self.start_session(started, agent)
 
     @on(SessionRequested)
     async def _session_requested(self, message: SessionRequested) -> None:

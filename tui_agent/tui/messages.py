@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from textual.message import Message
 
 from tui_agent.events import Event, FeedbackSubmitted
 
 SessionMode = Literal["live", "stored", "replay"]
+
+
+if TYPE_CHECKING:
+    from tui_agent.tui.screens.new_session import ExecForm
 
 
 class EventReceived(Message):
@@ -26,6 +30,14 @@ class SessionRequested(Message):
         super().__init__()
         self.session_id = session_id
         self.mode = mode
+
+
+class NewSessionRequested(Message):
+    """The user filled the new-session form on the home screen."""
+
+    def __init__(self, form: ExecForm) -> None:
+        super().__init__()
+        self.form = form
 
 
 class SessionOpened(Message):

@@ -13,8 +13,9 @@ from tui_agent.formatting import display_path
 from tui_agent.session import SessionSummary
 from tui_agent.store import Store, StoreError
 from tui_agent.tui.commands import SessionCommands
-from tui_agent.tui.messages import SessionDeleted, SessionRequested
+from tui_agent.tui.messages import NewSessionRequested, SessionDeleted, SessionRequested
 from tui_agent.tui.screens.confirm import ConfirmModal
+from tui_agent.tui.screens.new_session import ExecForm, NewSessionModal
 from tui_agent.tui.widgets.sessions_table import SessionsTable
 
 EMPTY_TEXT = """\
@@ -22,6 +23,7 @@ No sessions yet in {db}
 
 Replay a recorded session:   tui-agent replay sessions/<file>.jsonl
 Import one into this list:   tui-agent sessions import sessions/<file>.jsonl
+Run a Python file here:      press n
 Run an agent:                tui-agent --help lists the commands
 """
 
@@ -39,6 +41,7 @@ class HomeScreen(Screen[None]):
 
     COMMANDS = {SessionCommands}
     BINDINGS = [
+        Binding("n", "new", "New", id="home.new", tooltip="Start a session: run a Python file"),
         Binding("r", "replay", "Replay", id="home.replay", tooltip="Replay the session"),
         Binding("d", "delete", "Delete", id="home.delete", tooltip="Delete the session"),
         Binding("slash", "filter", "Filter", id="home.filter", tooltip="Filter the sessions"),
@@ -60,9 +63,10 @@ class HomeScreen(Screen[None]):
         ),
     ]
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, default_sandbox: str = "auto") -> None:
         super().__init__(classes="home-screen")
         self.store = store
+        self.default_sandbox = default_sandbox
         self.summaries: list[SessionSummary] = []
 
     def compose(self) -> ComposeResult:
@@ -150,6 +154,15 @@ class HomeScreen(Screen[None]):
     @on(DataTable.RowHighlighted, "#sessions")
     def _row_highlighted(self) -> None:
         self.refresh_bindings()
+
+    def action_new(self) -> None:
+        """Ask what to run, then let the app start it."""
+
+        def chosen(form: ExecForm | None) -> None:
+            if form is not None:
+                self.post_message(NewSessionRequested(form))
+
+        self.app.push_screen(NewSessionModal(self.default_sandbox), chosen)
 
     def action_replay(self) -> None:
         if (session_id := self.table.selected_id) is not None:

@@ -1,4 +1,4 @@
-"""The card of one agent step: thought, code, execution output, final answer.
+"""The card of one agent step: thought, code, execution output (live while it runs), answer.
 
 `show(step)` is idempotent and cheap when nothing changed, so the stream pane can call it for
 every visible card after each event. A thought that grows (streamed tokens) is appended
@@ -17,7 +17,7 @@ from textual.highlight import highlight
 from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
-from tui_agent.events import ExecutionFinished
+from tui_agent.events import ExecutionFinished, LogLine
 from tui_agent.session import StepState
 
 MAX_LOG_LINES = 40
@@ -34,7 +34,12 @@ def _tail(lines: list[str], limit: int) -> tuple[list[str], int]:
 
 def output_content(execution: ExecutionFinished) -> Content:
     """stdout and stderr lines in order, each with a gutter naming its stream."""
-    lines, hidden = _tail(list(execution.logs), MAX_LOG_LINES)
+    return log_content(execution.logs, execution.logs_truncated)
+
+
+def log_content(logs: list[LogLine], truncated: bool = False) -> Content:
+    """The last MAX_LOG_LINES of `logs`, each with a gutter naming its stream."""
+    lines, hidden = _tail(list(logs), MAX_LOG_LINES)
     parts: list[str | tuple[str, str]] = []
     if hidden:
         parts.append((f"… {hidden} earlier output lines\n", "dim"))
@@ -44,7 +49,7 @@ def output_content(execution: ExecutionFinished) -> Content:
             parts += [("err│ ", "$text-warning 60%"), (text, "$text-warning")]
         else:
             parts += [("out│ ", "dim"), text]
-    if execution.logs_truncated:
+    if truncated:
         parts.append(("(the sandbox truncated the output)\n", "dim italic"))
     return Content.assemble(*parts).rstrip() if parts else Content("")
 
@@ -121,6 +126,8 @@ def execution_content(step: StepState) -> Content:
     if step.backend is not None and not step.isolated:
         warning = f"⚠ ran on '{step.backend}', which is not isolated from this machine"
         parts.append(Content.styled(warning, "$text-warning bold"))
+    if step.execution is None and step.live_logs:
+        parts.append(log_content(step.live_logs))
     if step.execution is not None:
         parts += [
             render(step.execution) for render in (output_content, error_content, result_content)
@@ -201,7 +208,7 @@ class StepCard(Vertical):
         code.update(numbered_code(step.code, step.language))
 
     def _show_execution(self, step: StepState) -> None:
-        key = (step.execution, step.backend, step.isolated)
+        key = (step.execution, step.backend, step.isolated, len(step.live_logs))
         if key == self._execution_key:
             return
         self._execution_key = key

@@ -1,0 +1,72 @@
+"""Starting an exec session from the home screen: the form, its checks, a real sandbox run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from session_factory import wait_until
+from textual.pilot import Pilot
+from textual.widgets import Select, Static
+
+from tui_agent.config import Settings
+from tui_agent.store import Store
+from tui_agent.tui.app import TuiAgentApp
+from tui_agent.tui.screens.home import HomeScreen
+from tui_agent.tui.screens.new_session import NewSessionModal
+from tui_agent.tui.screens.session import SessionScreen
+
+PROGRAM = "def main(n):\n    return [{'n': i, 'odd': i % 2 or None} for i in range(n)]\n"
+
+
+def app_for(tmp_path: Path) -> TuiAgentApp:
+    db = tmp_path / "s.db"
+    settings = Settings(db=db, workspace=tmp_path / "ws", sandbox="local")
+    return TuiAgentApp(db, settings=settings)
+
+
+async def open_form(pilot: Pilot[Any]) -> NewSessionModal:
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, HomeScreen))
+    await pilot.press("n")
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, NewSessionModal))
+    modal = pilot.app.screen
+    assert isinstance(modal, NewSessionModal)
+    return modal
+
+
+async def test_n_runs_a_file_in_the_chosen_sandbox_and_records_it(tmp_path: Path) -> None:
+    program = tmp_path / "prog.py"
+    program.write_text(PROGRAM)
+    app = app_for(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        modal = await open_form(pilot)
+        assert modal.query_one("#sandbox", Select).value == "local"
+        await pilot.press(*str(program), "tab", "4", "ctrl+s")
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionScreen), timeout=30)
+        screen = app.screen
+        assert isinstance(screen, SessionScreen)
+        await wait_until(pilot, lambda: screen.state.status != "running", timeout=30)
+        assert screen.state.status == "completed"
+        assert screen.state.items == [{"n": i, "odd": i % 2 or None} for i in range(4)]
+    async with await Store.open(tmp_path / "s.db") as store:
+        [summary] = await store.list_sessions()
+        events = await store.events(summary.session_id)
+    assert summary.kind == "exec" and summary.item_count == 4
+    assert [e.type for e in events][2] == "execution_started"
+    assert events[2].backend == "local" and not events[2].isolated
+
+
+async def test_the_form_says_what_is_wrong_and_starts_nothing(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        modal = await open_form(pilot)
+        await pilot.press("ctrl+s")
+        problem = modal.query_one("#problem", Static)
+        assert "Which file?" in str(problem.render())
+        await pilot.press(*str(tmp_path / "missing.py"), "ctrl+s")
+        assert "Cannot read" in str(problem.render())
+        assert isinstance(app.screen, NewSessionModal)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen))
+    async with await Store.open(tmp_path / "s.db") as store:
+        assert await store.list_sessions() == []

@@ -1,0 +1,106 @@
+"""`tui-agent code "TASK"`: the CodeAct agent solves a task by running code in a sandbox."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from tui_agent.cli.common import UsageError, add_output_options, record_session
+from tui_agent.config import Settings
+
+
+def register(commands: Any, common: argparse.ArgumentParser) -> None:
+    code = commands.add_parser(
+        "code",
+        parents=[common],
+        help="solve a task with the CodeAct agent: it writes Python, runs it, reads, answers",
+    )
+    code.add_argument("task", metavar="TASK", help="what the agent should do, in words")
+    code.add_argument(
+        "--max-steps", type=int, default=10, metavar="N", help="model turns at most (10)"
+    )
+    code.add_argument(
+        "--budget",
+        type=float,
+        metavar="USD",
+        help="stop before a model call that would take the cost past this (needs a priced model)",
+    )
+    code.add_argument(
+        "--approve",
+        action="store_true",
+        help="ask before each run: run, skip or edit (always on with --sandbox local)",
+    )
+    code.add_argument(
+        "--sandbox",
+        choices=("auto", "docker", "bubblewrap", "local"),
+        default=None,
+        help="backend (default: TUI_AGENT_SANDBOX or auto: docker, else bubblewrap)",
+    )
+    code.add_argument("--network", action="store_true", help="let the code reach the network")
+    code.add_argument("--workspace", type=Path, help="host folder mounted at /workspace")
+    code.add_argument(
+        "--timeout", type=float, default=60.0, metavar="S", help="seconds per run (60)"
+    )
+    code.add_argument(
+        "--api-base",
+        default=None,
+        metavar="URL",
+        help="the model server's URL (default: TUI_AGENT_API_BASE or the provider's)",
+    )
+    add_output_options(code)
+    code.set_defaults(handler=cmd_code)
+
+
+def cmd_code(args: argparse.Namespace, settings: Settings) -> int:
+    from tui_agent.agents.approval import TerminalApprover
+    from tui_agent.agents.codeact import codeact_session
+
+    if args.max_steps < 1:
+        raise UsageError("--max-steps must be at least 1")
+    if args.budget is not None and args.budget <= 0:
+        raise UsageError("--budget must be a positive amount of USD")
+    if args.timeout <= 0:
+        raise UsageError("--timeout must be a positive number of seconds")
+    if args.api_base:
+        settings = settings.model_copy(update={"api_base": args.api_base})
+    options: dict[str, Any] = {
+        "settings": settings,
+        "max_steps": args.max_steps,
+        "budget": args.budget,
+        "approve": args.approve,
+        "sandbox_name": args.sandbox,
+        "network": args.network,
+        "workspace": args.workspace,
+        "timeout": args.timeout,
+    }
+    if args.output == "tui":
+        return _in_tui(args.task, options)
+    if args.approve or (args.sandbox or settings.sandbox) == "local":
+        if not TerminalApprover.available():
+            why = "--approve is on" if args.approve else "the local sandbox is not isolated"
+            raise UsageError(
+                f"{why}, so each run must be approved, but stdin is not a terminal; "
+                "run it in a terminal, or use an isolated sandbox without --approve"
+            )
+        from rich.console import Console
+
+        json_output = args.output == "json"
+        console = Console(stderr=json_output)
+        options["approver"] = TerminalApprover(console, show_code=json_output)
+    started, agent = codeact_session(args.task, **options)
+    return record_session(settings, started, agent, args.output)
+
+
+def _in_tui(task: str, options: dict[str, Any]) -> int:
+    """The live session screen; approval, when it applies, asks in a modal."""
+    from tui_agent.agents.codeact import codeact_session
+    from tui_agent.tui.app import TuiAgentApp
+    from tui_agent.tui.screens.approval import ModalApprover
+
+    settings: Settings = options["settings"]
+    app = TuiAgentApp(settings.db)
+    started, agent = codeact_session(task, approver=ModalApprover(app), **options)
+    app.start_session(started, agent)
+    app.run()
+    return 0
