@@ -1,8 +1,11 @@
-"""Record the example sessions in sessions/ from real runs (no model involved).
+"""Record the example sessions in sessions/ from real runs.
 
-Each program below really runs in a `python3` subprocess; what it printed, returned or raised
-is recorded as events through the real SessionRunner into a real SQLite store, then exported
-as JSONL. Usage: .venv/bin/python scripts/record_examples.py [OUT_DIR]
+The compound-interest session is the CodeAct agent through the whole stack: its replies come
+from the scripted model server (tests/support/scripted_model.py) reached through litellm, its
+code runs in the real sandbox (docker, else bubblewrap), and its title says the model was
+scripted. The other programs really run in a `python3` subprocess, with no model. Everything is
+recorded through the real SessionRunner into a real SQLite store, then exported as JSONL.
+Usage: .venv/bin/python scripts/record_examples.py [OUT_DIR]
 """
 
 from __future__ import annotations
@@ -12,43 +15,59 @@ import json
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from support.scripted_model import ScriptedModel, text
+
+from tui_agent.agents.codeact import codeact_session
 from tui_agent.analysis import analyze_output
+from tui_agent.config import Settings
 from tui_agent.events import (
     CodeProposed,
     ErrorInfo,
     Event,
     ExecutionFinished,
     ExecutionStarted,
-    FinalAnswer,
     ItemsExtracted,
     LogLine,
     OutputAnalyzed,
     SessionEnded,
     SessionStarted,
-    Thought,
 )
 from tui_agent.session import SessionRunner
 from tui_agent.store import Store
 
-SPEC = "seed 002 (CodeAct) example"
-
-COMPOUND_FIRST = """principal = 15000
-rate = 0.06
-final_amount = principal * (1 + rate / n) ** (n * t)
-print(f"Final Amount: ${final_amount:,.2f}")
-"""
-
-COMPOUND_FIXED = """principal = 15000
-rate = 0.06
-n = 2  # semi-annual
-t = 6
-final_amount = principal * (1 + rate / n) ** (n * t)
-print(f"Final Amount: ${final_amount:,.2f}")
-print(f"Compound Interest: ${final_amount - principal:,.2f}")
-"""
+COMPOUND_TASK = (
+    "Calculate compound interest at 15k premium, 6% interest compounded semi annually for 6 years"
+)
+COMPOUND_TURNS = [
+    {
+        "thought": "I need to use the compound interest formula A = P(1 + r/n)^(nt), with the "
+        "principal, the rate, the periods per year n and the years t.",
+        "action": "execute_code",
+        "code": "principal = 15000\nrate = 0.06\n"
+        "final_amount = principal * (1 + rate / n) ** (n * t)\n"
+        'print(f"Final Amount: ${final_amount:,.2f}")',
+    },
+    {
+        "thought": "I got an error because I didn't define all variables. Let me fix this: "
+        "principal and rate are still defined, n and t are not.",
+        "action": "debug_error",
+        "code": "n = 2  # semi-annual\nt = 6\n"
+        "final_amount = principal * (1 + rate / n) ** (n * t)\n"
+        'print(f"Final Amount: ${final_amount:,.2f}")\n'
+        'print(f"Compound Interest: ${final_amount - principal:,.2f}")',
+    },
+    {
+        "thought": "Perfect! The calculation executed successfully and shows the final amount.",
+        "action": "provide_answer",
+        "final_answer": "Based on the calculation, with a $15,000 premium at 6% interest "
+        "compounded semi-annually for 6 years, you would earn $6,386.41 in compound interest, "
+        "resulting in a final amount of $21,386.41.",
+    },
+]
 
 BOOKS_PROGRAM = """import json
 from html.parser import HTMLParser
@@ -141,32 +160,31 @@ def finished(step: int, code: int, out: str, err: str, seconds: float) -> Execut
 
 
 async def run_step(step: int, code: str) -> AsyncIterator[Event]:
-    yield CodeProposed(step=step, code=code, action="execute_code" if step == 1 else "debug_error")
+    yield CodeProposed(step=step, code=code)
     yield ExecutionStarted(step=step, backend="subprocess", isolated=False)
     yield finished(step, *await run_python(code))
 
 
-async def compound_interest() -> AsyncIterator[Event]:
-    """Seed 002's three turns; thoughts are quoted from the spec, the runs are real."""
-    yield Thought(step=1, text="I need to use the compound interest formula A = P(1 + r/n)^(nt).")
-    async for event in run_step(1, COMPOUND_FIRST):
-        yield event
-    yield Thought(
-        step=2, text="I got an error because I didn't define all variables. Let me fix this..."
+def compound_interest(workspace: Path) -> tuple[SessionStarted, AsyncIterator[Event]]:
+    """Seed 002's three turns: scripted replies, real litellm, real sandbox, real runs."""
+    server = ScriptedModel([text(json.dumps(turn), chunk_size=12) for turn in COMPOUND_TURNS])
+    server.start()
+    settings = Settings(
+        model=server.model("scripted"), api_base=server.api_base, workspace=workspace
     )
-    result = None
-    async for event in run_step(2, COMPOUND_FIXED):
-        if isinstance(event, ExecutionFinished):
-            result = event
-        yield event
-    assert result is not None and result.success, "the fixed compound-interest code failed"
-    amount, interest = (line.text.split("$")[1] for line in result.logs)
-    yield Thought(step=3, text="Perfect! The calculation executed successfully.")
-    yield FinalAnswer(
-        step=3,
-        text=f"With a $15,000 premium at 6% interest compounded semi-annually for 6 years, "
-        f"you would earn ${interest} in compound interest, for a final amount of ${amount}.",
-    )
+    started, agent = codeact_session(COMPOUND_TASK, settings=settings, max_steps=5)
+    title = "Compound interest: seed 002 (CodeAct) example, scripted model, real sandbox"
+
+    async def served() -> AsyncIterator[Event]:
+        try:
+            async for event in agent:
+                if isinstance(event, SessionEnded):
+                    server.stop()
+                yield event
+        finally:
+            server.stop()
+
+    return started.model_copy(update={"title": title}), served()
 
 
 async def book_list() -> AsyncIterator[Event]:
@@ -188,16 +206,18 @@ async def crashing_program() -> AsyncIterator[Event]:
     yield SessionEnded(status="failed", stopped_reason="ZeroDivisionError")
 
 
-RECORDINGS = {
-    "compound-interest": (
-        SessionStarted(
-            kind="recording",
-            title=f"Compound interest: {SPEC}, real runs, no model",
-            agent_type="generic",
-        ),
-        compound_interest,
-    ),
-    "book-list": (
+Recording = Callable[[Path], tuple[SessionStarted, AsyncIterator[Event]]]
+
+
+def subprocess_recording(
+    started: SessionStarted, agent: Callable[[], AsyncIterator[Event]]
+) -> Recording:
+    return lambda _workspace: (started, agent())
+
+
+RECORDINGS: dict[str, Recording] = {
+    "compound-interest": compound_interest,
+    "book-list": subprocess_recording(
         SessionStarted(
             kind="recording",
             title="Book list: items from a real stdlib parser run",
@@ -206,7 +226,7 @@ RECORDINGS = {
         ),
         book_list,
     ),
-    "crashing-program": (
+    "crashing-program": subprocess_recording(
         SessionStarted(
             kind="recording", title="Order report: a program that crashes", agent_type="generic"
         ),
@@ -219,9 +239,11 @@ async def record(out_dir: Path) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         async with await Store.open(Path(tmp) / "record.db") as store:
-            for name, (started, agent) in RECORDINGS.items():
+            for name, recording in RECORDINGS.items():
+                started, agent = recording(Path(tmp) / "workspace")
                 runner = SessionRunner(store)
-                await runner.run(started, agent())
+                await runner.run(started, agent)
+                assert runner.state.status in ("completed", "failed"), runner.state.errors
                 path = out_dir / f"{name}.jsonl"
                 count = await store.export_jsonl(runner.session_id, path)
                 print(f"{path}: {count} events ({runner.state.status})")

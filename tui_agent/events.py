@@ -15,8 +15,10 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from tui_agent.analysis.models import AgentType, FieldFeedback, OutputAnalysis
 
-SCHEMA_VERSION = 1
-"""Version of the event schema; bumped on any change old readers could not parse."""
+SCHEMA_VERSION = 2
+"""Version of the event schema; bumped on any change old readers could not parse.
+
+2: ExecutionOutput (live output of a running step)."""
 
 SessionKind = Literal["codeact", "exec", "scrape", "task", "refine", "toolcode", "recording"]
 SessionStatus = Literal["running", "completed", "failed", "cancelled", "stopped"]
@@ -104,6 +106,17 @@ class ExecutionFinished(BaseEvent):
     killed_reason: str | None = None
     non_serializable: list[str] = Field(default_factory=list)
     context: dict[str, Any] | None = None
+
+
+class ExecutionOutput(BaseEvent):
+    """Lines a running step printed since the last ExecutionOutput (about every 0.2 s).
+
+    Shown while the run goes on; the step's ExecutionFinished then carries all of its lines.
+    """
+
+    type: Literal["execution_output"] = "execution_output"
+    step: int
+    lines: list[LogLine]
 
 
 class FinalAnswer(BaseEvent):
@@ -212,6 +225,7 @@ Event = Annotated[
     | CodeProposed
     | ExecutionStarted
     | ExecutionFinished
+    | ExecutionOutput
     | FinalAnswer
     | ToolCall
     | ToolResult

@@ -21,12 +21,14 @@ from tui_agent.events import (
     Error,
     Event,
     ExecutionFinished,
+    ExecutionOutput,
     ExecutionStarted,
     FeedbackSubmitted,
     FinalAnswer,
     ItemsExtracted,
     LLMCall,
     Log,
+    LogLine,
     OutputAnalyzed,
     PhaseFinished,
     PhaseStarted,
@@ -62,6 +64,8 @@ class StepState:
     backend: str | None = None
     isolated: bool = True
     running: bool = False
+    live_logs: list[LogLine] = field(default_factory=list)
+    """Lines printed so far while the step runs (its execution then holds them all)."""
     execution: ExecutionFinished | None = None
     final_answer: str | None = None
 
@@ -226,9 +230,14 @@ def _exec_started(state: SessionState, e: ExecutionStarted) -> None:
     step.running, step.backend, step.isolated = True, e.backend, e.isolated
 
 
+def _exec_output(state: SessionState, e: ExecutionOutput) -> None:
+    state.step(e.step).live_logs.extend(e.lines)
+
+
 def _exec_finished(state: SessionState, e: ExecutionFinished) -> None:
     step = state.step(e.step)
     step.running = False
+    step.live_logs = []
     step.execution = e
 
 
@@ -316,6 +325,7 @@ _HANDLERS: dict[type, Callable[[SessionState, Any], None]] = {
     Thought: _thought,
     CodeProposed: _code,
     ExecutionStarted: _exec_started,
+    ExecutionOutput: _exec_output,
     ExecutionFinished: _exec_finished,
     FinalAnswer: _final,
     ToolCall: _tool_call,

@@ -17,7 +17,7 @@ import json
 import os
 import signal
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -40,6 +40,9 @@ START_TIMEOUT = 30.0
 EXIT_TIMEOUT = 5.0
 DIAGNOSTICS_TAIL = 4096
 _OVERSIZE = object()
+
+LogCallback = Callable[[list[LogLine]], None]
+"""Called with the lines a run printed since the last call, while it runs (about every 0.2 s)."""
 
 
 def runner_command(
@@ -218,14 +221,19 @@ class _LineReader:
 
 
 class _RunLogs:
-    """The log lines of one run as they arrive, with a host-side cap as a safety net."""
+    """The log lines of one run as they arrive, with a host-side cap as a safety net.
 
-    def __init__(self) -> None:
+    `on_logs` gets the lines of each interim `logs` message (not those of the final result).
+    """
+
+    def __init__(self, on_logs: LogCallback | None = None) -> None:
         self.lines: list[LogLine] = []
         self.dropped = 0
         self._size = 0
+        self._on_logs = on_logs
 
     def add(self, message: dict[str, Any]) -> None:
+        first = len(self.lines)
         for stream, text in message.get("lines") or []:
             if self._size > 2 * LOG_LIMIT:
                 self.dropped += len(text)
@@ -234,6 +242,8 @@ class _RunLogs:
             kind = "stderr" if stream == "stderr" else "stdout"
             self.lines.append(LogLine.model_construct(stream=kind, text=str(text)))
         self.dropped = max(self.dropped, int(message.get("dropped") or 0))
+        if self._on_logs is not None and message.get("type") == "logs" and first < len(self.lines):
+            self._on_logs(self.lines[first:])
 
     def final(self) -> list[LogLine]:
         if not self.dropped:
@@ -270,7 +280,10 @@ class RunnerSandbox:
             if not self._alive:
                 await self._spawn()
 
-    async def execute(self, request: ExecuteRequest) -> ExecuteResult:
+    async def execute(
+        self, request: ExecuteRequest, on_logs: LogCallback | None = None
+    ) -> ExecuteResult:
+        """Run `request`; `on_logs` (optional) sees its output lines while it runs."""
         if self._closed:
             raise SandboxError(f"the {self.name} sandbox is closed")
         try:
@@ -284,7 +297,7 @@ class RunnerSandbox:
                 state_lost = self._started
                 await self._spawn()
             began = time.monotonic()
-            logs = _RunLogs()
+            logs = _RunLogs(on_logs)
             try:
                 reply = await asyncio.wait_for(self._exchange(payload, logs), request.timeout)
             except TimeoutError:

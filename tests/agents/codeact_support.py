@@ -1,0 +1,71 @@
+"""Helpers for the CodeAct tests: the sandbox to use, recording a session, a scripted approver.
+
+Code runs in the docker sandbox when it works here, else under bubblewrap; under CI (CI=true)
+a missing docker fails the tests instead of falling back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from support.requirements import in_ci, require
+
+from tui_agent.agents.approval import Decision
+from tui_agent.events import Event, SessionStarted
+from tui_agent.sandbox.choose import backend_status
+from tui_agent.session import SessionRunner, SessionState
+from tui_agent.store import Store
+
+MODEL = "gpt-4o-mini"
+"""Served by the scripted server; a name litellm has a price for, so budgets can be kept."""
+
+
+def sandbox_backend() -> str:
+    """docker when it works here, else bubblewrap; under CI docker must work."""
+    docker = backend_status("docker")
+    if docker.ok:
+        return "docker"
+    require(not in_ci(), "the docker sandbox", docker.reason)
+    bubblewrap = backend_status("bubblewrap")
+    require(bubblewrap.ok, "a sandbox (docker or bubblewrap)", bubblewrap.reason)
+    return "bubblewrap"
+
+
+@dataclass
+class Recorded:
+    """A session recorded through a real SessionRunner, and the events as stored."""
+
+    state: SessionState
+    emitted: list[Event]
+    stored: list[Event]
+
+    def of(self, kind: type) -> list:
+        return [e for e in self.stored if isinstance(e, kind)]
+
+    @property
+    def types(self) -> list[str]:
+        return [e.type for e in self.stored]
+
+
+async def record(db: Path, started: SessionStarted, agent: AsyncIterator[Event]) -> Recorded:
+    """Run `agent` as a session into the SQLite file `db`."""
+    emitted: list[Event] = []
+    async with await Store.open(db) as store:
+        runner = SessionRunner(store, listeners=[lambda event, _state: emitted.append(event)])
+        state = await runner.run(started, agent)
+        stored = await store.events(runner.session_id)
+    return Recorded(state, emitted, stored)
+
+
+@dataclass
+class ScriptedApprover:
+    """An Approver that answers from a list, and remembers what it was asked."""
+
+    decisions: list[Decision]
+    asked: list[tuple[int, str]] = field(default_factory=list)
+
+    async def approve(self, step: int, code: str) -> Decision:
+        self.asked.append((step, code))
+        return self.decisions.pop(0)

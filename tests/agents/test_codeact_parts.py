@@ -1,0 +1,146 @@
+"""The CodeAct agent's parts on their own: loop guard, result messages, budget, decisions."""
+
+from __future__ import annotations
+
+import pytest
+
+from tui_agent.agents.approval import Decision, TerminalApprover, decision_for
+from tui_agent.agents.budget import FIRST_REPLY_TOKENS, Budget
+from tui_agent.agents.codeact import session_title
+from tui_agent.agents.loop_guard import LoopGuard, error_signature
+from tui_agent.agents.prompts import (
+    OUTPUT_LIMIT,
+    TRACEBACK_LINES,
+    describe_result,
+    result_message,
+    system_message,
+)
+from tui_agent.events import ErrorInfo, LLMCall, LogLine
+from tui_agent.llm.cost import price
+from tui_agent.sandbox.models import ExecuteResult
+
+MODEL = "openai/gpt-4o-mini"
+
+
+def failed(kind: str = "NameError", message: str = "name 'n' is not defined") -> ExecuteResult:
+    return ExecuteResult(success=False, error=ErrorInfo(type=kind, message=message))
+
+
+OK = ExecuteResult(success=True, result=2)
+
+
+def test_the_same_error_in_a_row_is_a_loop_and_progress_resets_it():
+    guard = LoopGuard(repeats=3)
+    assert guard.check("a", failed()) is None
+    assert guard.check("b", failed()) is None
+    assert guard.check("c", OK) is None  # progress: the streak starts again
+    assert guard.check("d", failed()) is None
+    assert guard.check("e", failed("ZeroDivisionError", "division by zero")) is None
+    assert guard.check("f", failed()) is None
+    assert guard.check("g", failed()) is None
+    assert guard.check("h", failed()) == (
+        "loop: the same error 3 times in a row (NameError: name 'n' is not defined)"
+    )
+
+
+def test_failing_code_run_again_is_a_loop_even_with_cosmetic_changes():
+    guard = LoopGuard()
+    assert guard.check("x = 1\nprint(y)", failed("NameError", "y")) is None
+    assert guard.check("x = 1\n\nprint(y)   \n", failed("NameError", "y")) == (
+        "loop: the same code failed twice (NameError: y)"
+    )
+    with pytest.raises(ValueError):
+        LoopGuard(repeats=1)
+
+
+def test_an_error_signature_is_one_short_line():
+    long = failed("ValueError", "bad\nvalue " * 100)
+    signature = error_signature(long)
+    assert "\n" not in signature and len(signature) == 160 and signature.endswith("…")
+    killed = ExecuteResult(success=False, killed_reason="runner died (signal 9, SIGKILL)")
+    assert error_signature(killed) == "runner died (signal 9, SIGKILL)"
+
+
+def test_a_result_message_holds_output_error_trimmed_traceback_and_value():
+    trace = "Traceback (most recent call last):\n" + "".join(
+        f'  File "<code>", line {i}, in f{i}\n' for i in range(30)
+    )
+    result = ExecuteResult(
+        success=False,
+        logs=[LogLine(stream="stdout", text="before"), LogLine(stream="stderr", text="warn")],
+        error=ErrorInfo(type="KeyError", message="'x'", traceback=trace + "KeyError: 'x'\n"),
+        result={"partial": [1, 2]},
+    )
+    lines = describe_result(result).splitlines()
+    assert lines[:3] == ["before", "stderr: warn", "Error: KeyError: 'x'"]
+    assert lines[3] == f"... {31 - TRACEBACK_LINES} earlier lines cut"
+    assert lines[4] == '  File "<code>", line 15, in f15'
+    assert lines[-2] == '  File "<code>", line 29, in f29'
+    assert lines[-1] == 'Result: {"partial": [1, 2]}'
+    assert "KeyError: 'x'" not in lines[-2:]
+
+
+def test_a_result_message_for_silence_timeouts_and_floods():
+    assert describe_result(ExecuteResult(success=True)) == "the code ran and printed nothing."
+    timeout = ExecuteResult(
+        success=False,
+        timed_out=True,
+        killed_reason="timeout",
+        error=ErrorInfo(type="TimeoutError", message="the run did not finish within 5 s"),
+    )
+    assert describe_result(timeout) == "Error: TimeoutError: the run did not finish within 5 s"
+    flood = ExecuteResult(
+        success=True, logs=[LogLine(stream="stdout", text=f"line {i}") for i in range(5000)]
+    )
+    text = describe_result(flood)
+    assert len(text) < OUTPUT_LIMIT + 100 and text.startswith("line 0\nline 1")
+    assert "characters cut] ..." in text and text.endswith("line 4999")
+    message = result_message(OK)
+    assert message == {"role": "user", "content": "EXECUTION_RESULT: Result: 2"}
+
+
+def test_the_system_prompt_names_the_format_and_the_network():
+    closed, open_ = system_message(False)["content"], system_message(True)["content"]
+    assert "exactly one JSON object" in closed and "EXECUTION_RESULT:" in closed
+    assert "no network" in closed and "can reach the network" in open_
+
+
+def test_a_budget_refuses_the_call_that_would_pass_it():
+    messages = [{"role": "user", "content": "Compound interest on 15k?"}]
+    budget = Budget(MODEL, limit=0.001)
+    assert budget.refusal(messages) is None
+    first_estimate = price(MODEL, 20, FIRST_REPLY_TOKENS)
+    assert first_estimate is not None and first_estimate < 0.001
+    call = LLMCall(model=MODEL, prompt_tokens=4_000, completion_tokens=500, cost=0.0009)
+    budget.record(call, messages)
+    refusal = budget.refusal(messages)
+    assert refusal is not None and "$0.0009 is spent" in refusal
+    assert "passes the $0.0010 budget" in refusal
+
+
+def test_a_budget_stops_once_a_price_is_unknown():
+    budget = Budget(MODEL, limit=5.0)
+    budget.record(LLMCall(model=MODEL, completion_tokens=1, cost=None), [])
+    assert budget.refusal([]) == (
+        f"the price of a call to {MODEL} is unknown, so the $5.0000 budget cannot be kept"
+    )
+
+
+def test_decisions():
+    assert decision_for("a", "a") == Decision("run")
+    assert decision_for("a", "b") == Decision("edit", "b")
+    with pytest.raises(ValueError):
+        Decision("edit")
+    with pytest.raises(ValueError):
+        Decision("run", "code")
+
+
+def test_the_terminal_approver_edits_in_the_users_editor(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("EDITOR", "sed -i s/0/2/")
+    monkeypatch.delenv("VISUAL", raising=False)
+    assert TerminalApprover()._edit("print(1 / 0)\n") == "print(1 / 2)\n"
+
+
+def test_session_titles_are_one_short_line():
+    assert session_title("  add\n  two numbers ") == "add two numbers"
+    assert len(session_title("x" * 200)) == 80

@@ -1,0 +1,374 @@
+"""A code session live in the TUI: the scripted model server streams through litellm, code runs
+in a real sandbox (docker, else bubblewrap; docker under CI and for the snapshots).
+
+`HeldModel` is the scripted server pausing one reply after a given chunk, so "mid-stream" is a
+fixed point. For the snapshots, `PinnedSandbox` wraps the real sandbox: it reports every run as
+taking 0.05 s and holds its close until the app exits, so the screen after the final answer
+(before the session ends) looks the same on every run; the clock is pinned as in
+test_snapshots.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Iterator
+from http.server import ThreadingHTTPServer
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import pytest
+from session_factory import wait_until
+from support.requirements import in_ci, require
+from support.scripted_model import Reply, ScriptedModel, _Handler, text
+from textual.message import Message
+from textual.pilot import Pilot
+from textual.widgets import Markdown, Static
+
+from tui_agent.agents.codeact import codeact_session, run_codeact, session_title
+from tui_agent.config import Settings
+from tui_agent.events import (
+    CodeProposed,
+    ExecutionFinished,
+    ExecutionOutput,
+    Log,
+    SessionStarted,
+    ThoughtDelta,
+)
+from tui_agent.llm import LLM
+from tui_agent.sandbox.base import Sandbox
+from tui_agent.sandbox.choose import backend_status, open_sandbox
+from tui_agent.sandbox.models import ExecuteRequest, ExecuteResult
+from tui_agent.sandbox.process import LogCallback
+from tui_agent.session import fold
+from tui_agent.store import Store
+from tui_agent.tui.app import TuiAgentApp
+from tui_agent.tui.messages import EventReceived
+from tui_agent.tui.screens.approval import ApprovalModal, ModalApprover
+from tui_agent.tui.screens.session import SessionScreen
+from tui_agent.tui.widgets.step_card import StepCard
+
+pytestmark = pytest.mark.usefixtures("utc")
+
+TASK = (
+    "Calculate compound interest at 15k premium, 6% interest compounded semi annually for 6 years"
+)
+SESSION_ID = "c0dea0000001"
+CHUNK = 8
+HOLD_AT = 6
+"""The held reply pauses before its 6th chunk: 5 chunks of CHUNK characters have arrived."""
+TURNS: list[dict[str, str]] = [
+    {
+        "thought": "I need to use the compound interest formula A = P(1 + r/n)^(nt), "
+        "with the principal, the rate and the number of periods.",
+        "action": "execute_code",
+        "code": "principal = 15000\nrate = 0.06\n"
+        "final_amount = principal * (1 + rate / n) ** (n * t)",
+    },
+    {
+        "thought": "I got an error because I didn't define all variables. Let me fix this...",
+        "action": "debug_error",
+        "code": "n = 2\nt = 6\nfinal_amount = principal * (1 + rate / n) ** (n * t)\n"
+        "print(f'Final Amount: ${final_amount:,.2f}')\n"
+        "print(f'Compound Interest: ${final_amount - principal:,.2f}')",
+    },
+    {
+        "thought": "Perfect! The calculation executed successfully and shows the final amount.",
+        "action": "provide_answer",
+        "final_answer": "With a $15,000 premium at 6% compounded semi-annually for 6 years you "
+        "would earn **$6,386.41** in interest, a final amount of **$21,386.41**.",
+    },
+]
+FIRST_REPLY = json.dumps(TURNS[0])
+STREAMED = FIRST_REPLY[: (HOLD_AT - 1) * CHUNK]
+PARTIAL_THOUGHT = STREAMED.removeprefix('{"thought": "')
+
+
+class _HoldingHandler(_Handler):
+    def _chunks(self, body: dict[str, Any], reply: Reply) -> Iterator[dict[str, Any]]:
+        scripted = self.scripted
+        assert isinstance(scripted, HeldModel)
+        number = len(scripted.requests)
+        for index, chunk in enumerate(super()._chunks(body, reply)):
+            if number == scripted.hold_request and index == HOLD_AT:
+                scripted.held.set()
+                scripted.release.wait(60)
+            yield chunk
+
+
+class HeldModel(ScriptedModel):
+    """The scripted model; request number `hold_request` pauses before chunk HOLD_AT until
+    `release` is set."""
+
+    def __init__(self, replies: list[Reply], hold_request: int = 1) -> None:
+        super().__init__(replies)
+        self.hold_request = hold_request
+        self.held = threading.Event()
+        self.release = threading.Event()
+
+    def start(self) -> HeldModel:
+        handler = type("Handler", (_HoldingHandler,), {"scripted": self})
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.release.set()
+        super().stop()
+
+
+class PinnedSandbox:
+    """The real sandbox; runs report 0.05 s, and `close` holds until the app's exit cancels it
+    (at most HOLD seconds) before closing the real one, so the session stays live meanwhile."""
+
+    HOLD = 60.0
+
+    def __init__(self, real: Sandbox) -> None:
+        self.real = real
+        self.name = real.name
+        self.isolated = real.isolated
+
+    async def start(self) -> None:
+        await self.real.start()
+
+    async def execute(
+        self, request: ExecuteRequest, on_logs: LogCallback | None = None
+    ) -> ExecuteResult:
+        result = await self.real.execute(request, on_logs=on_logs)  # type: ignore[call-arg]
+        return result.model_copy(update={"duration": 0.05})
+
+    async def reset(self) -> None:
+        await self.real.reset()
+
+    async def close(self) -> None:
+        try:
+            await asyncio.sleep(self.HOLD)
+        finally:
+            await self.real.close()
+
+    async def __aenter__(self) -> PinnedSandbox:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+
+class PinnedClock:
+    def __init__(self, offset: float) -> None:
+        self.base = 0.0
+        self.offset = offset
+
+    def __call__(self) -> float:
+        return self.base + self.offset
+
+
+def backend(docker_only: bool = False) -> str:
+    docker = backend_status("docker")
+    if docker.ok:
+        return "docker"
+    require(not (docker_only or in_ci()), "the docker sandbox", docker.reason)
+    bubblewrap = backend_status("bubblewrap")
+    require(bubblewrap.ok, "a sandbox (docker or bubblewrap)", bubblewrap.reason)
+    return "bubblewrap"
+
+
+@pytest.fixture
+def server() -> Iterator[HeldModel]:
+    replies = [text(json.dumps(turn), chunk_size=CHUNK) for turn in TURNS]
+    with HeldModel(replies) as scripted:
+        yield scripted
+
+
+def settings_for(server: ScriptedModel, tmp_path: Path, **extra: Any) -> Settings:
+    return Settings(
+        model=server.model("gpt-4o-mini"),
+        api_base=server.api_base,
+        db=tmp_path / "sessions.db",
+        sandbox=backend(),  # type: ignore[arg-type]
+        workspace=tmp_path / "workspace",
+        **extra,
+    )
+
+
+def card(screen: SessionScreen, index: int) -> StepCard | None:
+    cards = [c for c in screen.query(StepCard) if c.border_title == f"Step {index}"]
+    return cards[0] if cards else None
+
+
+def thought_shown(screen: SessionScreen, index: int) -> str | None:
+    found = card(screen, index)
+    return found.query_one(".thought", Markdown).source if found else None
+
+
+def final_answer_shown(screen: SessionScreen) -> str | None:
+    shown = [m.source for m in screen.query(".final-answer").results(Markdown)]
+    return shown[0] if shown else None
+
+
+async def live_screen(pilot: Pilot[Any]) -> SessionScreen:
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, SessionScreen))
+    screen = pilot.app.screen
+    assert isinstance(screen, SessionScreen)
+    return screen
+
+
+async def test_the_thought_streams_into_the_pane_then_the_answer_shows(
+    server: HeldModel, tmp_path: Path
+):
+    settings = settings_for(server, tmp_path)
+    app = TuiAgentApp(settings.db)
+    started, agent = codeact_session(TASK, settings=settings)
+    app.start_session(started, agent, session_id=SESSION_ID)
+    messages: list[Message] = []
+    async with app.run_test(size=(100, 40), message_hook=messages.append) as pilot:
+        screen = await live_screen(pilot)
+        await wait_until(pilot, lambda: thought_shown(screen, 1) == PARTIAL_THOUGHT, timeout=60)
+        received = {id(m): m.event for m in messages if isinstance(m, EventReceived)}
+        deltas = [e for e in received.values() if isinstance(e, ThoughtDelta)]
+        assert len(deltas) >= 3 and "".join(d.text for d in deltas) == PARTIAL_THOUGHT
+        assert screen.state.status == "running" and final_answer_shown(screen) is None
+
+        server.release.set()
+        await wait_until(pilot, lambda: screen.state.status == "completed", timeout=120)
+        await wait_until(pilot, lambda: final_answer_shown(screen) == TURNS[2]["final_answer"])
+        assert thought_shown(screen, 1) == TURNS[0]["thought"]
+        assert thought_shown(screen, 3) == TURNS[2]["thought"]
+    async with await Store.open(settings.db) as store:
+        state = fold(await store.events(SESSION_ID))
+    assert state.status == "completed" and "21,386.41" in (state.final_answer or "")
+
+
+def execution_shown(screen: SessionScreen, index: int) -> str:
+    found = card(screen, index)
+    return str(found.query_one(".execution", Static).content) if found else ""
+
+
+async def test_output_shows_while_the_code_runs_and_escape_cancels(tmp_path: Path):
+    ticking = (
+        "import time\nfor i in range(600):\n    print(f'tick {i}', flush=True)\n    time.sleep(0.1)"
+    )
+    turn = {"thought": "Tick for a minute.", "action": "execute_code", "code": ticking}
+    with ScriptedModel([text(json.dumps(turn))]) as scripted:
+        settings = settings_for(scripted, tmp_path)
+        app = TuiAgentApp(settings.db)
+        started, agent = codeact_session(TASK, settings=settings)
+        app.start_session(started, agent, session_id=SESSION_ID)
+        async with app.run_test(size=(100, 40)) as pilot:
+            screen = await live_screen(pilot)
+            await wait_until(pilot, lambda: "tick 2" in execution_shown(screen, 1), timeout=60)
+            step = screen.state.steps[1]
+            assert step.running and step.execution is None
+            assert "out│ tick 0\nout│ tick 1\nout│ tick 2" in execution_shown(screen, 1)
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: not isinstance(pilot.app.screen, SessionScreen))
+    async with await Store.open(settings.db) as store:
+        events = await store.events(SESSION_ID)
+    state = fold(events)
+    assert (state.status, state.stopped_reason) == ("cancelled", "cancelled")
+    assert any(isinstance(e, ExecutionOutput) for e in events)
+
+
+async def approval_modal(pilot: Pilot[Any], step: int) -> ApprovalModal:
+    """The approval modal of `step`, once it is mounted (its Run button has the focus)."""
+
+    def shown() -> bool:
+        screen = pilot.app.screen
+        return isinstance(screen, ApprovalModal) and screen.step == step and bool(screen.focused)
+
+    await wait_until(pilot, shown, timeout=60)
+    modal = pilot.app.screen
+    assert isinstance(modal, ApprovalModal)
+    return modal
+
+
+async def test_approval_modal_edits_then_skips(tmp_path: Path):
+    turns = [
+        {"thought": "Divide.", "action": "execute_code", "code": "print(1 / 0)"},
+        {"thought": "Delete.", "action": "execute_code", "code": "print('deleting')"},
+        {"thought": "Done.", "action": "provide_answer", "final_answer": "Half is 0.5."},
+    ]
+    with ScriptedModel([text(json.dumps(turn)) for turn in turns]) as scripted:
+        settings = settings_for(scripted, tmp_path)
+        app = TuiAgentApp(settings.db)
+        started, agent = codeact_session(
+            TASK, settings=settings, approve=True, approver=ModalApprover(app)
+        )
+        app.start_session(started, agent, session_id=SESSION_ID)
+        async with app.run_test(size=(100, 40)) as pilot:
+            modal = await approval_modal(pilot, step=1)
+            assert modal.editor.text == "print(1 / 0)"
+            await pilot.click("#approval-code")
+            await pilot.press("end", "backspace", "backspace", "2", ")")
+            assert modal.editor.text == "print(1 / 2)"
+            await pilot.press("ctrl+r")
+            await approval_modal(pilot, step=2)
+            await pilot.press("escape")
+            screen = await live_screen(pilot)
+            await wait_until(pilot, lambda: screen.state.status == "completed", timeout=60)
+        told = scripted.requests[2].messages[-1]["content"]
+    assert told.startswith("EXECUTION_RESULT: not run: the user skipped this code.")
+    async with await Store.open(settings.db) as store:
+        events = await store.events(SESSION_ID)
+    proposed = [e.code for e in events if isinstance(e, CodeProposed)]
+    assert proposed == ["print(1 / 0)", "print(1 / 2)", "print('deleting')"]
+    [finished] = [e for e in events if isinstance(e, ExecutionFinished)]
+    assert [line.text for line in finished.logs] == ["0.5"]
+    notes = [e.message for e in events if isinstance(e, Log)]
+    assert notes == [
+        "step 1: the user edited the code before it ran",
+        "step 2: the user skipped this code; the model is told",
+    ]
+
+
+def pinned_app(server: HeldModel, tmp_path: Path, clock: PinnedClock) -> tuple[TuiAgentApp, Any]:
+    """The app running a code session on the pinned sandbox (docker only: its name shows)."""
+    real = open_sandbox(backend(docker_only=True), workspace=tmp_path / "workspace")
+    sandbox = PinnedSandbox(real)
+    llm = LLM(server.model("gpt-4o-mini"), api_base=server.api_base, api_key="sk-test-0000")
+    app = TuiAgentApp(tmp_path / "sessions.db", clock=clock)
+    started = SessionStarted(kind="codeact", title=session_title(TASK), model=llm.model)
+    app.start_session(started, run_codeact(TASK, llm=llm, sandbox=sandbox), session_id=SESSION_ID)
+    return app, sandbox
+
+
+async def pin(pilot: Pilot[Any], clock: PinnedClock) -> SessionScreen:
+    screen = await live_screen(pilot)
+    await wait_until(pilot, lambda: screen.state.started_at > 0)
+    clock.base = screen.state.started_at
+    return screen
+
+
+def test_snapshot_live_mid_stream(snap_compare: Any, server: HeldModel, tmp_path: Path) -> None:
+    clock = PinnedClock(7.0)
+    app, _sandbox = pinned_app(server, tmp_path, clock)
+
+    async def mid_stream(pilot: Pilot[Any]) -> None:
+        screen = await pin(pilot, clock)
+        await wait_until(pilot, lambda: thought_shown(screen, 1) == PARTIAL_THOUGHT, timeout=60)
+        screen.refresh_status()
+
+    assert snap_compare(app, terminal_size=(100, 30), run_before=mid_stream)
+
+
+def test_snapshot_live_after_the_final_answer(
+    snap_compare: Any, server: HeldModel, tmp_path: Path
+) -> None:
+    server.release.set()  # nothing is held back: the whole conversation plays
+    clock = PinnedClock(42.0)
+    app, _sandbox = pinned_app(server, tmp_path, clock)
+
+    async def answered(pilot: Pilot[Any]) -> None:
+        screen = await pin(pilot, clock)
+        await wait_until(pilot, lambda: final_answer_shown(screen) is not None, timeout=120)
+        screen.refresh_status()
+
+    assert snap_compare(app, terminal_size=(100, 40), run_before=answered)

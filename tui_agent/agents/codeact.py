@@ -1,0 +1,389 @@
+"""The CodeAct agent (seed 002): think, run code in one stateful sandbox, read, repeat, answer.
+
+The conversation is the system prompt, the task, then per step the model's JSON action and
+an `EXECUTION_RESULT: ...` message, until the model gives its answer. Events, per step:
+ThoughtDelta as the thought streams, Thought when its string closes, CodeProposed as soon as
+the code's string closes (again if the validated action differs), LLMCall per call (re-asks
+included, each noted by a Log), ExecutionStarted, ExecutionOutput while the code prints,
+ExecutionFinished; FinalAnswer at the end. Results go back as user messages (see prompts.py).
+
+The run stops, with its `stopped_reason`, at `max_steps`, before a call that would pass the
+budget ("budget"), when it goes round in circles ("loop: ..."), when the model gives no usable
+action after its re-asks ("invalid_reply"), or when the provider fails (the LLMError's name).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from tui_agent.agents.approval import Approver
+from tui_agent.agents.budget import Budget
+from tui_agent.agents.loop_guard import DEFAULT_REPEATS, LoopGuard
+from tui_agent.agents.prompts import (
+    assistant_message,
+    result_message,
+    skipped_message,
+    system_message,
+    task_message,
+)
+from tui_agent.config import ConfigError, Settings
+from tui_agent.events import (
+    CodeProposed,
+    Error,
+    Event,
+    ExecutionOutput,
+    ExecutionStarted,
+    FinalAnswer,
+    LLMCall,
+    Log,
+    LogLine,
+    SessionEnded,
+    SessionStarted,
+    SessionStatus,
+    Thought,
+    ThoughtDelta,
+)
+from tui_agent.llm import (
+    LLM,
+    Action,
+    ActionOutcome,
+    FieldComplete,
+    FieldDelta,
+    InvalidReply,
+    LLMError,
+    Message,
+    price_known,
+    stream_action,
+)
+from tui_agent.sandbox.base import Sandbox
+from tui_agent.sandbox.choose import open_sandbox
+from tui_agent.sandbox.models import ExecuteRequest, ExecuteResult
+
+DEFAULT_MAX_STEPS = 10
+DEFAULT_TIMEOUT = 60.0
+TITLE_LIMIT = 80
+CODE_ACTIONS = {
+    "execute_code": "execute_code",
+    "debug_error": "debug_error",
+    "continue_debugging": "debug_error",
+}
+"""Action names (as the model may write them) that run code, and what they are read as."""
+REASKED = "\n\n*(that reply could not be used; asked again)*\n\n"
+"""Streamed into the thought before a re-ask's own thought, so the pane shows what happened."""
+
+
+@dataclass(frozen=True)
+class CodeActLimits:
+    """When the agent stops on its own: steps, USD, repeated errors, seconds per run."""
+
+    max_steps: int = DEFAULT_MAX_STEPS
+    budget: float | None = None
+    loop_repeats: int = DEFAULT_REPEATS
+    timeout: float = DEFAULT_TIMEOUT
+
+
+def needs_approval(approve: bool, sandbox: Sandbox) -> bool:
+    """Approval is asked for, or forced because the sandbox is not isolated (`local`)."""
+    return approve or not sandbox.isolated
+
+
+def codeact_session(
+    task: str,
+    *,
+    settings: Settings,
+    max_steps: int = DEFAULT_MAX_STEPS,
+    budget: float | None = None,
+    approve: bool = False,
+    sandbox_name: str | None = None,
+    approver: Approver | None = None,
+    network: bool = False,
+    workspace: Path | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> tuple[SessionStarted, AsyncIterator[Event]]:
+    """The SessionStarted and the agent of a code session, ready for a SessionRunner.
+
+    Everything that can be checked before recording is: the task and limits, the model (set,
+    known to litellm, its API key present, priced when there is a budget), the sandbox backend
+    and, when approval applies, an `approver`. Each failure raises one line (ConfigError,
+    LLMError, SandboxError). The sandbox starts when the agent is first iterated and is closed
+    when it ends, however it ends.
+    """
+    if not task.strip():
+        raise ConfigError("the task is empty: say what the agent should do")
+    if max_steps < 1:
+        raise ConfigError("max steps must be at least 1")
+    if budget is not None and budget <= 0:
+        raise ConfigError("the budget must be a positive amount of USD")
+    if timeout <= 0:
+        raise ConfigError("the timeout must be a positive number of seconds")
+    if not settings.model:
+        raise ConfigError("no model: pass --model or set TUI_AGENT_MODEL")
+    llm = LLM(settings.model, api_base=settings.api_base)
+    if budget is not None and not price_known(settings.model):
+        raise ConfigError(
+            f"a budget needs the model's price, and litellm has none for {settings.model}; "
+            "drop --budget (--max-steps still caps the run) or choose a priced model"
+        )
+    sandbox = open_sandbox(
+        sandbox_name or settings.sandbox,
+        workspace=workspace or settings.workspace,
+        network=network,
+    )
+    asks = needs_approval(approve, sandbox)
+    if asks and approver is None:
+        why = "approval is on" if approve else f"the {sandbox.name} sandbox is not isolated"
+        raise ConfigError(f"{why}, so every run needs the user's approval, and nothing can ask")
+    limits = CodeActLimits(max_steps=max_steps, budget=budget, timeout=timeout)
+    started = SessionStarted(
+        kind="codeact",
+        title=session_title(task),
+        model=settings.model,
+        params={
+            "task": task,
+            "max_steps": max_steps,
+            "budget": budget,
+            "sandbox": sandbox.name,
+            "network": network,
+            "approve": asks,
+            "timeout": timeout,
+        },
+    )
+    agent = run_codeact(
+        task,
+        llm=llm,
+        sandbox=sandbox,
+        limits=limits,
+        approver=approver if asks else None,
+        network=network,
+    )
+    return started, agent
+
+
+def session_title(task: str) -> str:
+    """The task on one line, cut to TITLE_LIMIT characters."""
+    line = " ".join(task.split())
+    return line if len(line) <= TITLE_LIMIT else line[: TITLE_LIMIT - 1] + "…"
+
+
+async def run_codeact(
+    task: str,
+    *,
+    llm: LLM,
+    sandbox: Sandbox,
+    limits: CodeActLimits | None = None,
+    approver: Approver | None = None,
+    network: bool = False,
+) -> AsyncIterator[Event]:
+    """The agent's events, ending with SessionEnded. `sandbox` starts while the first reply
+    streams and is closed before the end is reported (or when the run is cancelled); with an
+    `approver`, every run waits for its decision."""
+    starting = asyncio.create_task(sandbox.start())
+    loop = _Loop(task, llm, sandbox, limits or CodeActLimits(), approver, network, starting)
+    try:
+        async for event in loop.run():
+            yield event
+    finally:
+        if not starting.done():
+            starting.cancel()
+        await asyncio.gather(starting, return_exceptions=True)
+        await asyncio.shield(sandbox.close())
+    end = loop.end()
+    if end.log:
+        yield Log(level="warning", message=end.log)
+    yield SessionEnded(status=end.status, stopped_reason=end.reason)
+
+
+@dataclass(frozen=True)
+class _Stop:
+    """How the run ends, and the line that says why (when there is one to say)."""
+
+    status: SessionStatus
+    reason: str | None
+    log: str | None = None
+
+
+class _Loop:
+    """One run: the conversation, the budget and the loop guard, step after step."""
+
+    def __init__(
+        self,
+        task: str,
+        llm: LLM,
+        sandbox: Sandbox,
+        limits: CodeActLimits,
+        approver: Approver | None,
+        network: bool,
+        starting: asyncio.Task[None],
+    ) -> None:
+        self.llm = llm
+        self.sandbox = sandbox
+        self.limits = limits
+        self.approver = approver
+        self.starting = starting
+        self.messages: list[Message] = [system_message(network), task_message(task)]
+        self.budget = Budget(llm.model, limits.budget) if limits.budget is not None else None
+        self.guard = LoopGuard(limits.loop_repeats)
+        self.stop: _Stop | None = None
+
+    def end(self) -> _Stop:
+        """How the run ended (after `run` was exhausted)."""
+        if self.stop is not None:
+            return self.stop
+        steps = self.limits.max_steps
+        return _Stop("stopped", "max_steps", f"stopped: {steps} steps ran and no answer yet")
+
+    async def run(self) -> AsyncIterator[Event]:
+        """Every event of the run but its end (see `end`)."""
+        for step in range(1, self.limits.max_steps + 1):
+            async for event in self._step(step):
+                yield event
+            if self.stop is not None:
+                return
+
+    async def _step(self, step: int) -> AsyncIterator[Event]:
+        refusal = self._budget_refusal()
+        if refusal:
+            self.stop = _Stop("stopped", "budget", f"stopped before step {step}: {refusal}")
+            return
+        outcome: ActionOutcome | None = None
+        try:
+            async for event in self._turn(step):
+                if isinstance(event, ActionOutcome):
+                    outcome = event
+                else:
+                    yield event
+        except LLMError as exc:
+            yield Error(message=str(exc), kind=type(exc).__name__)
+            self.stop = _Stop("failed", type(exc).__name__)
+            return
+        if self.stop is not None:
+            return
+        assert outcome is not None
+        if outcome.action is None:
+            yield Error(message=f"step {step}: {outcome.error}", kind="invalid_reply")
+            self.stop = _Stop("failed", "invalid_reply")
+            return
+        action = outcome.action
+        self.messages.append(assistant_message(action.as_json()))
+        if action.action == "provide_answer":
+            yield FinalAnswer(step=step, text=action.final_answer or "")
+            self.stop = _Stop("completed", None)
+            return
+        async for event in self._act(step, action):
+            yield event
+
+    async def _turn(self, step: int) -> AsyncIterator[Event | ActionOutcome]:
+        """One model turn: the thought streamed then whole, the code as soon as its string
+        closes, call records, re-ask notes, and last the outcome."""
+        action_name: str | None = None
+        early: tuple[str, str] | None = None
+        thought: str | None = None
+        streamed = reasked = False
+        turn = stream_action(self.llm, self.messages, step=step)
+        async with contextlib.aclosing(turn):
+            async for item in turn:
+                match item:
+                    case FieldDelta(field="thought", text=text):
+                        if reasked and streamed:
+                            yield ThoughtDelta(step=step, text=REASKED)
+                        reasked, streamed = False, True
+                        yield ThoughtDelta(step=step, text=text)
+                    case FieldComplete(field="thought", value=value):
+                        thought = value
+                        yield Thought(step=step, text=value)
+                    case FieldComplete(field="action", value=value):
+                        action_name = CODE_ACTIONS.get(value.strip().lower())
+                    case FieldComplete(field="code", value=code) if action_name and code.strip():
+                        early = (code, action_name)
+                        yield CodeProposed(step=step, code=code, action=action_name)
+                    case LLMCall():
+                        if self.budget is not None:
+                            self.budget.record(item, self.messages)
+                        yield item
+                    case InvalidReply():
+                        yield Log(level="warning", message=_invalid_note(step, item))
+                        refusal = self._budget_refusal(reask=True) if item.retrying else None
+                        if refusal:
+                            note = f"stopped in step {step}: {refusal}"
+                            self.stop = _Stop("stopped", "budget", note)
+                            return
+                        action_name, early, reasked = None, None, True
+                    case ActionOutcome(action=Action() as action):
+                        if action.thought != thought:
+                            yield Thought(step=step, text=action.thought)
+                        proposed = (action.code, action.action)
+                        if action.code is not None and proposed != early:
+                            yield CodeProposed(step=step, code=action.code, action=action.action)
+                        yield item
+                    case ActionOutcome():
+                        yield item
+
+    async def _act(self, step: int, action: Action) -> AsyncIterator[Event]:
+        """Approval, the run with its live output, and the result fed back to the model."""
+        code = action.code or ""
+        edited: str | None = None
+        if self.approver is not None:
+            decision = await self.approver.approve(step, code)
+            if decision.kind == "skip":
+                yield Log(message=f"step {step}: the user skipped this code; the model is told")
+                self.messages.append(skipped_message())
+                return
+            if decision.kind == "edit" and decision.code is not None:
+                edited = code = decision.code
+                yield Log(message=f"step {step}: the user edited the code before it ran")
+                yield CodeProposed(step=step, code=code, action=action.action)
+        await self.starting
+        sandbox = self.sandbox
+        yield ExecutionStarted(step=step, backend=sandbox.name, isolated=sandbox.isolated)
+        request = ExecuteRequest(code=code, timeout=self.limits.timeout)
+        result: ExecuteResult | None = None
+        async for item in _execute(sandbox, request, step):
+            if isinstance(item, ExecuteResult):
+                result = item
+            else:
+                yield item
+        assert result is not None
+        yield result.to_event(step)
+        self.messages.append(result_message(result, edited))
+        reason = self.guard.check(code, result)
+        if reason:
+            self.stop = _Stop("stopped", reason, f"stopped after step {step}: {reason}")
+
+    def _budget_refusal(self, *, reask: bool = False) -> str | None:
+        if self.budget is None:
+            return None
+        return self.budget.refusal(self.messages, reask=reask)
+
+
+def _invalid_note(step: int, invalid: InvalidReply) -> str:
+    then = "asking again" if invalid.retrying else "no re-asks left"
+    return f"step {step}: reply {invalid.attempt + 1} could not be used ({invalid.error}); {then}"
+
+
+async def _execute(
+    sandbox: Sandbox, request: ExecuteRequest, step: int
+) -> AsyncIterator[ExecutionOutput | ExecuteResult]:
+    """ExecutionOutput events while `request` runs (when the sandbox reports output live),
+    then its ExecuteResult. Closing the iteration early cancels the run."""
+    batches: asyncio.Queue[list[LogLine]] = asyncio.Queue()
+    live = "on_logs" in inspect.signature(sandbox.execute).parameters
+    options = {"on_logs": batches.put_nowait} if live else {}
+    running = asyncio.ensure_future(sandbox.execute(request, **options))
+    waiting: asyncio.Future[list[LogLine]] | None = None
+    try:
+        while not running.done():
+            waiting = asyncio.ensure_future(batches.get())
+            await asyncio.wait({running, waiting}, return_when=asyncio.FIRST_COMPLETED)
+            if waiting.done():
+                yield ExecutionOutput(step=step, lines=waiting.result())
+        yield running.result()
+    finally:
+        for future in (waiting, running):
+            if future is not None and not future.done():
+                future.cancel()
+        await asyncio.gather(running, return_exceptions=True)

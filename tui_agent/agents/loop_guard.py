@@ -1,0 +1,55 @@
+"""Loop detection: stop an agent that keeps running the same failing code or hitting one error.
+
+Two rules, checked after every run: code that already failed once fails again (the model is
+not changing its approach), or the same error (type and message) ends `repeats` runs in a row.
+"""
+
+from __future__ import annotations
+
+from tui_agent.sandbox.models import ExecuteResult
+
+DEFAULT_REPEATS = 3
+SIGNATURE_LIMIT = 160
+
+
+def normalized(code: str) -> str:
+    """`code` without trailing spaces and blank lines, so cosmetic edits do not count."""
+    return "\n".join(line.rstrip() for line in code.splitlines() if line.strip())
+
+
+def error_signature(result: ExecuteResult) -> str:
+    """`Type: message` of a failed run, shortened."""
+    if result.error is not None:
+        text = f"{result.error.type}: {result.error.message}"
+    else:
+        text = result.killed_reason or "failed"
+    text = " ".join(text.split())
+    return text if len(text) <= SIGNATURE_LIMIT else text[: SIGNATURE_LIMIT - 1] + "…"
+
+
+class LoopGuard:
+    """Feed it every run with `check`; it returns the `loop: ...` stop reason when one shows."""
+
+    def __init__(self, repeats: int = DEFAULT_REPEATS) -> None:
+        if repeats < 2:
+            raise ValueError("repeats must be at least 2")
+        self.repeats = repeats
+        self._failed_code: set[str] = set()
+        self._streak: list[str] = []
+
+    def check(self, code: str, result: ExecuteResult) -> str | None:
+        """None while the agent makes progress, else why it is going round in circles."""
+        if result.success:
+            self._streak.clear()
+            return None
+        signature = error_signature(result)
+        key = normalized(code)
+        if key in self._failed_code:
+            return f"loop: the same code failed twice ({signature})"
+        self._failed_code.add(key)
+        if self._streak and self._streak[-1] != signature:
+            self._streak.clear()
+        self._streak.append(signature)
+        if len(self._streak) >= self.repeats:
+            return f"loop: the same error {len(self._streak)} times in a row ({signature})"
+        return None
