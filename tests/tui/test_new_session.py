@@ -6,6 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from session_factory import wait_until
+from textual.message import Message
+from textual.notifications import Notify
 from textual.pilot import Pilot
 from textual.widgets import Select, Static
 
@@ -25,12 +27,18 @@ def app_for(tmp_path: Path) -> TuiAgentApp:
     return TuiAgentApp(db, settings=settings)
 
 
-async def open_form(pilot: Pilot[Any]) -> NewSessionModal:
+async def open_form(pilot: Pilot[Any], kind: str = "exec") -> NewSessionModal:
+    """Open the form with `n` and choose `kind` in its first select, by keys."""
     await wait_until(pilot, lambda: isinstance(pilot.app.screen, HomeScreen))
     await pilot.press("n")
     await wait_until(pilot, lambda: isinstance(pilot.app.screen, NewSessionModal))
     modal = pilot.app.screen
     assert isinstance(modal, NewSessionModal)
+    assert modal.kind == "code"
+    if kind == "exec":
+        await pilot.press("shift+tab", "enter", "down", "enter")
+        await wait_until(pilot, lambda: modal.kind == "exec")
+        await wait_until(pilot, lambda: modal.focused is modal.query_one("#path"))
     return modal
 
 
@@ -41,7 +49,7 @@ async def test_n_runs_a_file_in_the_chosen_sandbox_and_records_it(tmp_path: Path
     async with app.run_test(size=(100, 30)) as pilot:
         modal = await open_form(pilot)
         assert modal.query_one("#sandbox", Select).value == "local"
-        await pilot.press(*str(program), "tab", "4", "ctrl+s")
+        await pilot.press(*str(program), "tab", "4", "ctrl+s")  # path, then main()'s argument
         await wait_until(pilot, lambda: isinstance(app.screen, SessionScreen), timeout=30)
         screen = app.screen
         assert isinstance(screen, SessionScreen)
@@ -68,5 +76,24 @@ async def test_the_form_says_what_is_wrong_and_starts_nothing(tmp_path: Path) ->
         assert isinstance(app.screen, NewSessionModal)
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen))
+    async with await Store.open(tmp_path / "s.db") as store:
+        assert await store.list_sessions() == []
+
+
+async def test_a_code_task_needs_a_model_and_says_so(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    messages: list[Message] = []
+    async with app.run_test(size=(100, 30), message_hook=messages.append) as pilot:
+        modal = await open_form(pilot, "code")
+        await pilot.press("ctrl+s")
+        assert "What should the agent do?" in str(modal.query_one("#problem", Static).render())
+        await pilot.press(*"add 2 and 2", "ctrl+s")
+        await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen))
+
+        def said_no_model() -> bool:
+            notices = [m.notification.message for m in messages if isinstance(m, Notify)]
+            return any("no model" in text for text in notices)
+
+        await wait_until(pilot, said_no_model)
     async with await Store.open(tmp_path / "s.db") as store:
         assert await store.list_sessions() == []

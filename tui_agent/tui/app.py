@@ -12,9 +12,11 @@ from textual import on
 from textual.app import App
 from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
+from tui_agent.agents.codeact import codeact_session
 from tui_agent.agents.execute import decode_arg, exec_session
-from tui_agent.config import Settings, load_settings
+from tui_agent.config import ConfigError, Settings, load_settings
 from tui_agent.events import Event, SessionStarted
+from tui_agent.llm.errors import LLMError
 from tui_agent.sandbox.base import SandboxError
 from tui_agent.sandbox.models import ExecuteRequest
 from tui_agent.session import SessionRunner, SessionState
@@ -23,7 +25,9 @@ from tui_agent.tui.commands import BindingCommands
 from tui_agent.tui.messages import NewSessionRequested, SessionRequested
 from tui_agent.tui.paths import styles_dir
 from tui_agent.tui.replay import Replay
+from tui_agent.tui.screens.approval import ModalApprover
 from tui_agent.tui.screens.home import HomeScreen
+from tui_agent.tui.screens.new_session import CodeForm, ExecForm
 from tui_agent.tui.screens.replay import ReplayScreen
 from tui_agent.tui.screens.session import LiveRun, SessionScreen
 
@@ -69,7 +73,7 @@ class TuiAgentApp(App[None]):
         except StoreError as error:
             self.exit(return_code=1, message=str(error))
             return
-        await self.push_screen(HomeScreen(self.store, self.settings.sandbox))
+        await self.push_screen(HomeScreen(self.store, self.settings.sandbox, self.settings.model))
         if self._replay_events is not None:
             await self.push_screen(
                 ReplayScreen(None, Replay(self._replay_events), clock=self.clock)
@@ -143,25 +147,39 @@ class TuiAgentApp(App[None]):
 
     @on(NewSessionRequested)
     def _new_session(self, message: NewSessionRequested) -> None:
-        form = message.form
+        try:
+            started, agent = self._build_session(message.form)
+        except (SandboxError, ConfigError, LLMError) as error:
+            self.notify(str(error), severity="error", timeout=10, markup=False)
+            return
+        self.start_session(started, agent)
+
+    def _build_session(
+        self, form: ExecForm | CodeForm
+    ) -> tuple[SessionStarted, AsyncIterator[Event]]:
+        if isinstance(form, CodeForm):
+            return codeact_session(
+                form.task,
+                settings=self.settings,
+                max_steps=form.max_steps,
+                budget=form.budget,
+                approve=form.approve,
+                sandbox_name=form.sandbox,
+                approver=ModalApprover(self),
+            )
         request = ExecuteRequest(
             code=form.code,
             args=[decode_arg(arg) for arg in form.args],
             url=form.url,
             timeout=form.timeout,
         )
-        try:
-            started, agent = exec_session(
-                request,
-                title=f"exec {form.path.name}",
-                sandbox_name=form.sandbox,
-                workspace=self.settings.workspace,
-                model=self.settings.model,
-            )
-        except SandboxError as error:
-            self.notify(str(error), severity="error", timeout=10, markup=False)
-            return
-        self.start_session(started, agent)
+        return exec_session(
+            request,
+            title=f"exec {form.path.name}",
+            sandbox_name=form.sandbox,
+            workspace=self.settings.workspace,
+            model=self.settings.model,
+        )
 
     @on(SessionRequested)
     async def _session_requested(self, message: SessionRequested) -> None:

@@ -15,7 +15,7 @@ from tui_agent.store import Store, StoreError
 from tui_agent.tui.commands import SessionCommands
 from tui_agent.tui.messages import NewSessionRequested, SessionDeleted, SessionRequested
 from tui_agent.tui.screens.confirm import ConfirmModal
-from tui_agent.tui.screens.new_session import ExecForm, NewSessionModal
+from tui_agent.tui.screens.new_session import CodeForm, ExecForm, NewSessionModal
 from tui_agent.tui.widgets.sessions_table import SessionsTable
 
 EMPTY_TEXT = """\
@@ -23,7 +23,7 @@ No sessions yet in {db}
 
 Replay a recorded session:   tui-agent replay sessions/<file>.jsonl
 Import one into this list:   tui-agent sessions import sessions/<file>.jsonl
-Run a Python file here:      press n
+Start a task or run a file:  press n
 Run an agent:                tui-agent --help lists the commands
 """
 
@@ -41,7 +41,7 @@ class HomeScreen(Screen[None]):
 
     COMMANDS = {SessionCommands}
     BINDINGS = [
-        Binding("n", "new", "New", id="home.new", tooltip="Start a session: run a Python file"),
+        Binding("n", "new", "New", id="home.new", tooltip="Start a session: a task or a file"),
         Binding("r", "replay", "Replay", id="home.replay", tooltip="Replay the session"),
         Binding("d", "delete", "Delete", id="home.delete", tooltip="Delete the session"),
         Binding("slash", "filter", "Filter", id="home.filter", tooltip="Filter the sessions"),
@@ -63,10 +63,13 @@ class HomeScreen(Screen[None]):
         ),
     ]
 
-    def __init__(self, store: Store, default_sandbox: str = "auto") -> None:
+    def __init__(
+        self, store: Store, default_sandbox: str = "auto", model: str | None = None
+    ) -> None:
         super().__init__(classes="home-screen")
         self.store = store
         self.default_sandbox = default_sandbox
+        self.model = model
         self.summaries: list[SessionSummary] = []
 
     def compose(self) -> ComposeResult:
@@ -158,11 +161,11 @@ class HomeScreen(Screen[None]):
     def action_new(self) -> None:
         """Ask what to run, then let the app start it."""
 
-        def chosen(form: ExecForm | None) -> None:
+        def chosen(form: ExecForm | CodeForm | None) -> None:
             if form is not None:
                 self.post_message(NewSessionRequested(form))
 
-        self.app.push_screen(NewSessionModal(self.default_sandbox), chosen)
+        self.app.push_screen(NewSessionModal(self.default_sandbox, self.model), chosen)
 
     def action_replay(self) -> None:
         if (session_id := self.table.selected_id) is not None:

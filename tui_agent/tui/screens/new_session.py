@@ -1,4 +1,4 @@
-"""Start a session from the home screen: which agent, and what it needs."""
+"""Start a session from the home screen: which agent (exec or code), and what it needs."""
 
 from __future__ import annotations
 
@@ -9,11 +9,15 @@ from pathlib import Path
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Input, Label, Select, Static
+from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Static
 
 SANDBOXES = ("auto", "docker", "bubblewrap", "local")
+KINDS = [
+    ("code: give the CodeAct agent a task", "code"),
+    ("exec: run a Python file in a sandbox", "exec"),
+]
 
 
 @dataclass(frozen=True)
@@ -28,47 +32,86 @@ class ExecForm:
     sandbox: str
 
 
-class NewSessionModal(ModalScreen[ExecForm | None]):
-    """Run a Python file in a sandbox as a recorded session. ctrl+s starts, Escape cancels."""
+@dataclass(frozen=True)
+class CodeForm:
+    """A task for the CodeAct agent with its limits."""
+
+    task: str
+    max_steps: int
+    budget: float | None
+    approve: bool
+    sandbox: str
+
+
+class NewSessionModal(ModalScreen[ExecForm | CodeForm | None]):
+    """Start a code or exec session. ctrl+s starts, Escape cancels."""
 
     BINDINGS = [
         Binding("ctrl+s", "start", "Start", id="new.start", tooltip="Start the session"),
         Binding("escape", "cancel", "Cancel", id="new.cancel", tooltip="Start nothing"),
     ]
 
-    def __init__(self, default_sandbox: str = "auto") -> None:
+    def __init__(self, default_sandbox: str = "auto", model: str | None = None) -> None:
         super().__init__(classes="new-session-modal")
         self._default_sandbox = default_sandbox
+        self._model = model
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(classes="dialog") as dialog:
-            dialog.border_title = "New session: run a Python file (exec)"
-            yield Label("Python file")
-            yield Input(placeholder="path/to/program.py", id="path")
-            yield Label("Arguments for main() (JSON literals are decoded)")
-            yield Input(placeholder='5 "text" [1, 2]', id="args")
-            yield Label("URL to render in Chromium (optional: passes url and html in)")
-            yield Input(placeholder="https://…", id="url")
-            with Horizontal(classes="row"):
-                with VerticalScroll(classes="cell"):
-                    yield Label("Timeout (seconds)")
-                    yield Input("30", id="timeout", type="number")
-                with VerticalScroll(classes="cell"):
-                    yield Label("Sandbox")
-                    yield Select(
-                        [(name, name) for name in SANDBOXES],
-                        value=self._default_sandbox,
-                        allow_blank=False,
-                        id="sandbox",
-                    )
+            dialog.border_title = "New session"
+            yield Select(KINDS, value="code", allow_blank=False, id="kind")
+            with Vertical(id="code-form", classes="form"):
+                yield Label(f"Task for the agent (model: {self._model or 'none set'})")
+                yield Input(placeholder="Calculate compound interest on 15k at 6%…", id="task")
+                with Horizontal(classes="row"):
+                    with Vertical(classes="cell"):
+                        yield Label("Max steps")
+                        yield Input("10", id="max-steps", type="integer")
+                    with Vertical(classes="cell"):
+                        yield Label("Budget USD (optional)")
+                        yield Input(id="budget", type="number")
+                yield Checkbox("Ask before each run (always on for local)", id="approve")
+            with Vertical(id="exec-form", classes="form"):
+                yield from self._exec_fields()
+            yield Label("Sandbox")
+            yield Select(
+                [(name, name) for name in SANDBOXES],
+                value=self._default_sandbox,
+                allow_blank=False,
+                id="sandbox",
+            )
             yield Static(id="problem")
             with Horizontal(classes="buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button("Start (ctrl+s)", id="start", variant="primary")
         yield Footer()
 
+    def _exec_fields(self) -> ComposeResult:
+        yield Label("Python file")
+        yield Input(placeholder="path/to/program.py", id="path")
+        yield Label("Arguments for main() (JSON literals are decoded)")
+        yield Input(placeholder='5 "text" [1, 2]', id="args")
+        yield Label("URL to render in Chromium (optional: passes url and html in)")
+        yield Input(placeholder="https://…", id="url")
+        yield Label("Timeout (seconds)")
+        yield Input("30", id="timeout", type="number")
+
     def on_mount(self) -> None:
-        self.query_one("#path", Input).focus()
+        self._show_kind("code")
+
+    @property
+    def kind(self) -> str:
+        return str(self.query_one("#kind", Select).value)
+
+    @on(Select.Changed, "#kind")
+    def _kind_changed(self, event: Select.Changed) -> None:
+        self._show_kind(str(event.value))
+
+    def _show_kind(self, kind: str) -> None:
+        self.query_one("#code-form").display = kind == "code"
+        self.query_one("#exec-form").display = kind == "exec"
+        self.query_one("#problem", Static).update("")
+        self.query_one("#task" if kind == "code" else "#path", Input).focus()
 
     def _value(self, selector: str) -> str:
         return self.query_one(selector, Input).value.strip()
@@ -77,8 +120,37 @@ class NewSessionModal(ModalScreen[ExecForm | None]):
         self.query_one("#problem", Static).update(text)
         self.query_one(focus).focus()
 
-    def read_form(self) -> ExecForm | None:
-        """The form as an ExecForm, or None after showing what is wrong."""
+    def read_form(self) -> ExecForm | CodeForm | None:
+        """The chosen form, or None after showing what is wrong."""
+        return self._read_code() if self.kind == "code" else self._read_exec()
+
+    def _read_code(self) -> CodeForm | None:
+        task = self._value("#task")
+        if not task:
+            self._problem("What should the agent do? Type the task.", "#task")
+            return None
+        try:
+            max_steps = int(self._value("#max-steps"))
+        except ValueError:
+            max_steps = 0
+        if max_steps < 1:
+            self._problem("Max steps is a whole number, at least 1.", "#max-steps")
+            return None
+        budget_text = self._value("#budget")
+        try:
+            budget = float(budget_text) if budget_text else None
+        except ValueError:
+            budget = 0.0
+        if budget is not None and budget <= 0:
+            self._problem("The budget is a positive amount of USD, or empty.", "#budget")
+            return None
+        approve = self.query_one("#approve", Checkbox).value
+        return CodeForm(task, max_steps, budget, approve, self._sandbox())
+
+    def _sandbox(self) -> str:
+        return str(self.query_one("#sandbox", Select).value)
+
+    def _read_exec(self) -> ExecForm | None:
         path = Path(self._value("#path")).expanduser()
         if not self._value("#path"):
             self._problem("Which file? Type its path.", "#path")
@@ -104,8 +176,7 @@ class NewSessionModal(ModalScreen[ExecForm | None]):
         if timeout <= 0:
             self._problem("The timeout is a positive number of seconds.", "#timeout")
             return None
-        sandbox = str(self.query_one("#sandbox", Select).value)
-        return ExecForm(path, code, args, url, timeout, sandbox)
+        return ExecForm(path, code, args, url, timeout, self._sandbox())
 
     @on(Input.Submitted)
     @on(Button.Pressed, "#start")
