@@ -49,6 +49,7 @@ from tui_agent.tui.messages import EventReceived
 from tui_agent.tui.screens.approval import ApprovalModal, ModalApprover
 from tui_agent.tui.screens.session import SessionScreen
 from tui_agent.tui.widgets.step_card import StepCard
+from tui_agent.tui.widgets.stream_pane import StreamPane
 
 pytestmark = pytest.mark.usefixtures("utc")
 
@@ -370,5 +371,8 @@ def test_snapshot_live_after_the_final_answer(
         screen = await pin(pilot, clock)
         await wait_until(pilot, lambda: final_answer_shown(screen) is not None, timeout=120)
         screen.refresh_status()
+        pane = screen.query_one(StreamPane)
+        await wait_until(pilot, lambda: pane.scroll_y == pane.max_scroll_y)  # settled at the end
+        await pilot.pause()
 
     assert snap_compare(app, terminal_size=(100, 40), run_before=answered)
