@@ -174,3 +174,120 @@ def sessions_table(summaries: list[SessionSummary]) -> Table:
             escape(s.title),
         )
     return table
+
+
+REPORT_ROWS = 20
+"""Items listed in a session report (the rest are counted; `sessions export` has them all)."""
+REPORT_HIDDEN = ("text", "content")
+"""Item keys too long for the report's lines (the whole details text)."""
+
+
+def session_report(state: SessionState) -> RenderableType:
+    """The web spec's session report of a recipe run (`sessions show` for kind "scrape")."""
+    calls = [entry for entry in state.tool_calls.values() if entry.call.name != "BACK"]
+    failed = [e for e in calls if e.result is not None and not e.result.ok]
+    overview = Table.grid(padding=(0, 2))
+    overview.add_column(style="bold")
+    overview.add_column()
+    ended = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(state.ended_at or state.last_ts))
+    rows = [
+        ("session", f"{state.session_id}  {state.title}"),
+        ("source", str(state.test_context.get("url", ""))),
+        ("started", time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(state.started_at))),
+        ("ended", f"{ended}  (took {format_duration(state.duration)})"),
+        ("success", "yes" if state.status == "completed" else f"no ({state.status})"),
+        ("stopped", state.stopped_reason or "—"),
+        ("items", f"{len(state.items)} extracted (max {state.params.get('max_items') or '—'})"),
+        ("commands", f"{len(calls)} executed, {len(failed)} failed"),
+    ]
+    rows.extend(("error", error.message) for error in state.errors)
+    for label, value in rows:
+        overview.add_row(label, escape(value))
+    parts: list[RenderableType] = [Text("Session report", style="bold"), overview]
+    parts.append(_steps_table(state))
+    logs = [e for e in state.timeline if isinstance(e, Log) and e.level != "debug"]
+    if logs:
+        parts.append(Text("Logs", style="bold"))
+        parts.extend(Text(f"  {log.message}", style="yellow") for log in logs)
+    if state.analysis is not None and state.items:
+        parts.append(analysis_table(OutputAnalyzed(analysis=state.analysis)))
+        parts.append(_item_lines(state.items))
+    recipe = state.test_context.get("recipe")
+    if isinstance(recipe, dict):
+        parts.append(_recipe_lines(recipe))
+    return Group(*parts)
+
+
+def _steps_table(state: SessionState) -> Table:
+    """Phases, then each command name: how often it ran, failed, and for how long."""
+    table = Table(title="Steps", title_justify="left", box=None, header_style="bold")
+    for column in ("step", "runs", "failed", "time", "last result"):
+        table.add_column(column, overflow="ellipsis", no_wrap=column != "last result")
+    for phase in state.phases:
+        done = phase.finished
+        table.add_row(
+            f"phase {phase.name}",
+            "1",
+            "0" if done is None or done.ok else "1",
+            format_duration(done.duration) if done else "…",
+            escape(done.summary if done else phase.detail),
+        )
+    by_name: dict[str, list[Any]] = {}
+    for entry in state.tool_calls.values():
+        by_name.setdefault(entry.call.name, []).append(entry)
+    for name, entries in by_name.items():
+        results = [e.result for e in entries if e.result is not None]
+        failures = [r for r in results if not r.ok]
+        last = (failures or results or [None])[-1]
+        table.add_row(
+            name,
+            str(len(entries)),
+            str(len(failures)),
+            f"{sum(r.duration for r in results):.2f}s",
+            escape(_short(last.output if last else "")),
+        )
+    return table
+
+
+def _item_lines(items: list[Any]) -> RenderableType:
+    """The first items, one line each: their values in field order, separated by " · "."""
+    columns: list[str] = []
+    for item in items:
+        if isinstance(item, dict):
+            columns.extend(k for k in item if k not in columns and k not in REPORT_HIDDEN)
+    more = f", the first {REPORT_ROWS}" if len(items) > REPORT_ROWS else ""
+    lines = [Text(f"Items ({len(items)}{more}): " + " · ".join(columns), style="bold")]
+    for number, item in enumerate(items[:REPORT_ROWS], 1):
+        values = item if isinstance(item, dict) else {"": item}
+        shown = " · ".join(_short(values.get(c), 40) or "—" for c in columns)
+        lines.append(Text(f"{number:>3}  {shown}", no_wrap=True, overflow="ellipsis"))
+    return Group(*lines)
+
+
+def _recipe_lines(document: dict[str, Any]) -> RenderableType:
+    """The bindings, one per line, and the recipe's commands as an indented tree."""
+    lines = [Text("Bindings", style="bold")]
+    for name, value in document.get("bindings", {}).items():
+        lines.append(Text(f"  {name:<16} {_short(value, 200)}"))
+    recipe = document.get("recipe", {})
+    config = json.dumps(recipe.get("config", {}))
+    lines.append(Text(f"Recipe {recipe.get('id')}: {recipe.get('name')}  {config}", style="bold"))
+
+    def walk(commands: list[Any], depth: int) -> None:
+        for command in commands:
+            if not isinstance(command, dict):
+                continue
+            rest = {k: v for k, v in command.items() if k not in ("type", "body")}
+            arguments = " ".join(f"{k}={_short(v, 60)}" for k, v in rest.items())
+            lines.append(Text(f"{'  ' * depth}{command.get('type')} {arguments}".rstrip()))
+            walk(command.get("body", []), depth + 1)
+
+    walk(recipe.get("commands", []), 1)
+    return Group(*lines)
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    if value is None:
+        return ""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -4,16 +4,16 @@ A backend that is missing here is skipped with its reason, except under CI (CI=t
 missing backend fails its tests instead.
 """
 
-import os
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support.requirements import require_backend
 
 from tui_agent.sandbox.base import Sandbox
-from tui_agent.sandbox.choose import BACKENDS, backend_status
+from tui_agent.sandbox.choose import BACKENDS
 from tui_agent.sandbox.limits import Limits
 
 TEST_LIMITS = Limits(memory_mb=512, processes=64, file_size_mb=16, cpu_seconds=30, tmp_size_mb=32)
@@ -21,16 +21,6 @@ MARKS = {"docker": [pytest.mark.docker]}
 RLIMIT_BACKENDS = ("local", "bubblewrap")
 """Backends whose limits are the runner's rlimits (docker's are the container's cgroups)."""
 Opener = Callable[..., AbstractAsyncContextManager[Sandbox]]
-
-
-def require_backend(name: str) -> None:
-    """Skip (or under CI, fail) the test when backend `name` does not work here."""
-    status = backend_status(name)
-    if status.ok:
-        return
-    if os.environ.get("CI", "").lower() in ("true", "1"):
-        pytest.fail(f"the {name} sandbox must work in CI: {status.reason}")
-    pytest.skip(f"{name} sandbox unavailable: {status.reason}")
 
 
 @pytest.fixture

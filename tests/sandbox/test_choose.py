@@ -1,9 +1,10 @@
 """Choosing a backend: by name, automatically, and the one-line errors when none fits."""
 
 import pytest
+from support.requirements import require_backend
 
 from tui_agent.sandbox.base import SandboxError
-from tui_agent.sandbox.choose import backend_status, check_backends, open_sandbox
+from tui_agent.sandbox.choose import check_backends, open_sandbox
 from tui_agent.sandbox.local import LocalSandbox
 
 
@@ -18,8 +19,7 @@ def test_local_is_only_given_by_name_and_says_it_is_not_isolated(tmp_path):
 
 
 def test_auto_picks_an_isolated_backend(tmp_path):
-    if not backend_status("bubblewrap").ok:
-        pytest.skip(backend_status("bubblewrap").reason)
+    require_backend("bubblewrap")
     sandbox = open_sandbox("auto", workspace=tmp_path)
     assert sandbox.isolated and sandbox.name in ("docker", "bubblewrap")
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from docker.errors import NotFound
+from support.requirements import require_backend
 
 from tui_agent.sandbox.base import SandboxError
 from tui_agent.sandbox.docker import DockerSandbox, demultiplex, workspace_user
@@ -26,7 +27,6 @@ from tui_agent.sandbox.engine import (
     RECIPE_LABEL,
     SANDBOX_LABEL,
     cleanup_orphans,
-    image_status,
 )
 from tui_agent.sandbox.image import (
     DOCKERFILE_DIR,
@@ -50,12 +50,7 @@ WAIT = 60.0
 
 @pytest.fixture(scope="module")
 def docker_ready() -> None:
-    ok, reason = image_status()
-    if ok:
-        return
-    if os.environ.get("CI", "").lower() in ("true", "1"):
-        pytest.fail(f"the docker sandbox must work in CI: {reason}")
-    pytest.skip(f"docker sandbox unavailable: {reason}")
+    require_backend("docker")
 
 
 @pytest.fixture

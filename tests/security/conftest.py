@@ -4,7 +4,6 @@ A backend that does not work here is skipped with its reason, except under CI (C
 where it fails instead. Every sandbox starts with FAKE_API_KEY set in the host environment.
 """
 
-import os
 import textwrap
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -12,24 +11,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.requirements import require_backend
 
 from tui_agent.sandbox.base import Sandbox
-from tui_agent.sandbox.choose import BACKENDS, backend_status
+from tui_agent.sandbox.choose import BACKENDS
 from tui_agent.sandbox.limits import Limits
 from tui_agent.sandbox.models import ExecuteRequest, ExecuteResult
 
 LIMITS = Limits(memory_mb=256, processes=64, file_size_mb=8, cpu_seconds=20, tmp_size_mb=16)
 ISOLATING = (pytest.param("docker", marks=pytest.mark.docker), "bubblewrap")
-
-
-def require_backend(name: str) -> None:
-    """Skip (or under CI, fail) when backend `name` does not work here."""
-    status = backend_status(name)
-    if status.ok:
-        return
-    if os.environ.get("CI", "").lower() in ("true", "1"):
-        pytest.fail(f"the {name} sandbox must work in CI: {status.reason}")
-    pytest.skip(f"{name} sandbox unavailable: {status.reason}")
 
 
 @pytest.fixture

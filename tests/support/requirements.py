@@ -27,3 +27,11 @@ def require_chromium() -> None:
         require(False, "Chromium", str(exc))
         return
     require(found is not None, "Chromium", "no chromium on PATH and TUI_AGENT_CHROMIUM unset")
+
+
+def require_backend(name: str) -> None:
+    """Skip (or under CI, fail) the test when sandbox backend `name` does not work here."""
+    from tui_agent.sandbox.choose import backend_status
+
+    status = backend_status(name)
+    require(status.ok, f"the {name} sandbox", status.reason)

@@ -9,13 +9,14 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import argparse
 import sys
 
-from tui_agent.cli import code, demo_site, execute, sandbox, sessions
+from tui_agent.cli import code, demo_site, execute, recipe, sandbox, sessions
 from tui_agent.cli.common import UsageError, common_options
 from tui_agent.config import ConfigError, load_settings
 from tui_agent.llm.errors import LLMError
 from tui_agent.sandbox.base import SandboxError
 from tui_agent.store import StoreError
 from tui_agent.web.browser import BrowserError
+from tui_agent.web.recipe import RecipeError
 
 USER_ERRORS: tuple[type[Exception], ...] = (
     StoreError,
@@ -24,6 +25,7 @@ USER_ERRORS: tuple[type[Exception], ...] = (
     SandboxError,
     BrowserError,
     LLMError,
+    RecipeError,
 )
 """Errors caused by input or environment: printed as one line, exit code 1."""
 
@@ -37,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.set_defaults(handler=sessions.cmd_home)
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
-    for module in (code, execute, sessions, sandbox, demo_site):
+    for module in (code, execute, recipe, sessions, sandbox, demo_site):
         module.register(commands, common)
     return parser
 

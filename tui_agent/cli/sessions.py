@@ -11,7 +11,7 @@ from rich.console import Console
 
 from tui_agent.cli.common import open_store, run
 from tui_agent.config import Settings
-from tui_agent.printer import render_event, sessions_table
+from tui_agent.printer import render_event, session_report, sessions_table
 from tui_agent.store import SessionNotFound, Store, StoreError, read_jsonl
 
 
@@ -117,6 +117,9 @@ def cmd_sessions_show(args: argparse.Namespace, settings: Settings) -> int:
             print(json.dumps(_state_document(state), ensure_ascii=False, default=str))
             return 0
         console = Console()
+        if state.kind == "scrape":
+            console.print(session_report(state))
+            return 0
         for event in events:
             renderable = render_event(event)
             if renderable is not None:

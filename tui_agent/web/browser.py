@@ -5,11 +5,12 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import socket
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
-from urllib.parse import urlparse
+from urllib.parse import unquote, urlparse
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser as PlaywrightBrowser
@@ -49,6 +50,26 @@ def check_url(url: str) -> str:
     parsed = urlparse(url)
     if parsed.scheme not in URL_SCHEMES or not (parsed.netloc or parsed.scheme == "file"):
         raise BrowserError(f"not a loadable URL: {url!r} (expected http://, https:// or file://)")
+    return url
+
+
+def check_reachable(url: str, timeout: float = 5.0) -> str:
+    """The URL if its server accepts a connection (or its file exists), else a BrowserError.
+
+    Only a TCP connection is opened: nothing is requested, so checking has no side effects.
+    """
+    parsed = urlparse(url)
+    if parsed.scheme == "file":
+        if not Path(unquote(parsed.path)).exists():
+            raise BrowserError(f"cannot reach {url}: no such file")
+        return url
+    port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    try:
+        with socket.create_connection((parsed.hostname or "", port), timeout=timeout):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        raise BrowserError(f"cannot reach {url}: {reason.lower()}") from None
     return url
 
 

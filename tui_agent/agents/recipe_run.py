@@ -1,0 +1,132 @@
+"""The recipe agent: load a page in Chromium and run a recipe on it, with no model at all.
+
+Events: SessionStarted (kind "scrape"), the "load" and "list" phases, a ToolCall / ToolResult
+per command, one ItemsExtracted per item as it is saved, soft failures as warnings, then
+OutputAnalyzed over every item and SessionEnded (max_items, list_exhausted or error).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from playwright.async_api import Error as PlaywrightError
+
+from tui_agent.analysis import analyze_output
+from tui_agent.config import Settings
+from tui_agent.events import (
+    Error,
+    Event,
+    OutputAnalyzed,
+    PhaseFinished,
+    PhaseStarted,
+    SessionEnded,
+    SessionStarted,
+)
+from tui_agent.web.browser import Browser, BrowserError, check_reachable, check_url, find_chromium
+from tui_agent.web.executor import BrowserGone, HardFailure, RecipeExecutor
+from tui_agent.web.recipe import RecipeError, RecipeFile, load_recipe
+
+LOAD_TIMEOUT_MS = 30_000
+
+
+def recipe_started(
+    recipe: RecipeFile, url: str, max_items: int | None = None, path: Path | None = None
+) -> SessionStarted:
+    """The SessionStarted of a recipe run, with what is needed to run it again."""
+    limit = max_items if max_items is not None else recipe.recipe.config.max_items
+    params: dict[str, object] = {"max_items": limit}
+    if path is not None:
+        params["recipe_path"] = str(path)
+    return SessionStarted(
+        kind="scrape",
+        title=f"recipe {recipe.recipe.name}",
+        agent_type="scraper",
+        params=params,
+        test_context={"url": url, "recipe": recipe.to_json()},
+    )
+
+
+async def run_recipe(
+    recipe: RecipeFile,
+    url: str,
+    *,
+    max_items: int | None = None,
+    executable: str | None = None,
+) -> AsyncIterator[Event]:
+    """The events of one run of `recipe` on `url`, in a Chromium of its own."""
+    browser = Browser(executable)
+    try:
+        yield PhaseStarted(phase="load", detail=url)
+        began = time.monotonic()
+        try:
+            await browser.start()
+            page = await browser.page()
+            response = await page.goto(url, timeout=LOAD_TIMEOUT_MS)
+        except (BrowserError, PlaywrightError) as exc:
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            message = reason if isinstance(exc, BrowserError) else f"cannot load {url}: {reason}"
+            yield PhaseFinished(phase="load", ok=False, duration=time.monotonic() - began)
+            yield Error(message=message, kind="PageLoadError")
+            yield SessionEnded(status="failed", stopped_reason="error", summary=message)
+            return
+        status = response.status if response else None
+        yield PhaseFinished(
+            phase="load",
+            duration=time.monotonic() - began,
+            summary=f'"{await page.title()}" (HTTP {status})' if status else page.url,
+        )
+        executor = RecipeExecutor(
+            page, recipe, max_items=max_items, crashed=lambda: browser.crashed
+        )
+        async for event in _list_phase(executor):
+            yield event
+    finally:
+        await browser.close()
+
+
+async def _list_phase(executor: RecipeExecutor) -> AsyncIterator[Event]:
+    yield PhaseStarted(phase="list", detail=executor.recipe.name)
+    began = time.monotonic()
+    failure: Error | None = None
+    try:
+        async for event in executor.run():
+            yield event
+    except HardFailure as exc:
+        failure = Error(message=str(exc), kind="RecipeFailed")
+    except BrowserGone as exc:
+        failure = Error(message=f"{exc}; {len(executor.items)} items kept", kind="BrowserGone")
+    summary = (
+        f"{len(executor.items)} items, {executor.failed} failed, "
+        f"{executor.commands} commands executed"
+    )
+    yield PhaseFinished(
+        phase="list", ok=failure is None, duration=time.monotonic() - began, summary=summary
+    )
+    if failure is not None:
+        yield failure
+    yield OutputAnalyzed(analysis=analyze_output(executor.items))
+    if failure is not None:
+        yield SessionEnded(status="failed", stopped_reason="error", summary=failure.message)
+    else:
+        yield SessionEnded(
+            status="completed", stopped_reason=executor.stopped_reason, summary=summary
+        )
+
+
+def recipe_session(
+    recipe_path: Path, url: str, *, max_items: int | None = None, settings: Settings
+) -> tuple[SessionStarted, AsyncIterator[Event]]:
+    """A recipe session ready to record: its SessionStarted and its events.
+
+    The recipe, the URL (well formed and reachable), --max-items and the browser setting are
+    checked now, so bad input is a RecipeError / BrowserError before anything is recorded.
+    """
+    recipe = load_recipe(recipe_path)
+    if max_items is not None and max_items < 1:
+        raise RecipeError(f"--max-items must be at least 1, got {max_items}")
+    check_reachable(check_url(url))
+    executable = settings.chromium or find_chromium()
+    started = recipe_started(recipe, url, max_items, recipe_path)
+    return started, run_recipe(recipe, url, max_items=max_items, executable=executable)
