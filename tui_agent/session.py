@@ -417,5 +417,10 @@ class SessionRunner:
             await self.emit(Error(message=str(exc) or type(exc).__name__, kind=type(exc).__name__))
             await self.emit(SessionEnded(status="failed", stopped_reason=type(exc).__name__))
             return self.state
+        finally:
+            # An agent stopped between events still holds its browser or sandbox: close it now.
+            close = getattr(agent, "aclose", None)
+            if close is not None:
+                await asyncio.shield(close())
         await self.emit(SessionEnded(status="completed"))
         return self.state

@@ -1,0 +1,70 @@
+"""SessionRunner: one SessionEnded, whatever happens, and the agent closed afterwards."""
+
+import asyncio
+
+import pytest
+
+from tui_agent.events import Log, SessionEnded, SessionStarted
+from tui_agent.session import SessionRunner
+from tui_agent.store import Store
+
+STARTED = SessionStarted(kind="exec", title="t")
+
+
+@pytest.fixture
+async def store(tmp_path):
+    async with await Store.open(tmp_path / "s.db") as opened:
+        yield opened
+
+
+async def test_an_agent_that_ends_itself_is_closed(store):
+    closed = []
+
+    async def agent():
+        try:
+            yield Log(message="working")
+            yield SessionEnded(status="stopped", stopped_reason="max_steps")
+            yield Log(message="never recorded")
+        finally:
+            closed.append(True)
+
+    state = await SessionRunner(store).run(STARTED, agent())
+    assert state.status == "stopped" and closed == [True]
+    assert [e.type for e in await store.events(state.session_id)] == [
+        "session_started",
+        "log",
+        "session_ended",
+    ]
+
+
+async def test_an_agent_failure_is_recorded_not_raised(store):
+    async def agent():
+        yield Log(message="about to fail")
+        raise RuntimeError("boom")
+
+    state = await SessionRunner(store).run(STARTED, agent())
+    assert state.status == "failed" and state.errors[-1].message == "boom"
+
+
+async def test_cancel_while_the_runner_waits_records_cancelled_and_closes_the_agent(store):
+    closed = asyncio.Event()
+    waiting = asyncio.Event()
+
+    async def agent():
+        try:
+            yield Log(message="one")
+            waiting.set()
+            await asyncio.sleep(3600)
+            yield Log(message="never")
+        finally:
+            closed.set()
+
+    runner = SessionRunner(store)
+    task = asyncio.create_task(runner.run(STARTED, agent()))
+    await waiting.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert closed.is_set()
+    events = await store.events(runner.session_id)
+    assert events[-1].type == "session_ended" and events[-1].status == "cancelled"
