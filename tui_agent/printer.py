@@ -18,11 +18,13 @@ from tui_agent.events import (
     Error,
     Event,
     ExecutionFinished,
+    ExecutionOutput,
     ExecutionStarted,
     FeedbackSubmitted,
     FinalAnswer,
     ItemsExtracted,
     Log,
+    LogLine,
     OutputAnalyzed,
     PhaseFinished,
     PhaseStarted,
@@ -37,11 +39,17 @@ from tui_agent.formatting import format_cost, format_duration
 from tui_agent.session import SessionState, SessionSummary
 
 
-def execution_text(event: ExecutionFinished) -> Text:
-    """stdout plain, stderr yellow, the error red; limits and lost values called out."""
+def log_text(lines: list[LogLine]) -> Text:
+    """Output lines: stdout plain, stderr yellow."""
     text = Text()
-    for line in event.logs:
+    for line in lines:
         text.append(line.text + "\n", style="yellow" if line.stream == "stderr" else "")
+    return text
+
+
+def execution_text(event: ExecutionFinished, with_logs: bool = True) -> Text:
+    """stdout plain, stderr yellow, the error red; limits and lost values called out."""
+    text = log_text(event.logs) if with_logs else Text()
     if event.logs_truncated:
         text.append("[output truncated]\n", style="bold yellow")
     if event.error is not None:
@@ -71,11 +79,32 @@ class EventPrinter:
 
     def __init__(self, console: Console | None = None) -> None:
         self.console = console or Console()
+        self._streamed: dict[int, int] = {}  # step -> lines printed live
 
     def __call__(self, event: Event, _state: SessionState | None = None) -> None:
-        renderable = render_event(event)
+        if isinstance(event, ExecutionOutput):  # live output: printed as the run goes on
+            if event.step not in self._streamed:
+                self._streamed[event.step] = 0
+                self.console.print(Text("⏳ Output:", style="bold blue"))
+            self._streamed[event.step] += len(event.lines)
+            self.console.print(log_text(event.lines), end="")
+            return
+        if isinstance(event, ExecutionFinished) and event.step in self._streamed:
+            rest = event.logs[self._streamed.pop(event.step) :]
+            self.console.print(log_text(rest), end="")
+            renderable = render_execution(event, with_logs=False)
+        else:
+            renderable = render_event(event)
         if renderable is not None:
             self.console.print(renderable)
+
+
+def render_execution(event: ExecutionFinished, with_logs: bool = True) -> RenderableType:
+    title = "✅ Execution Result:" if event.success else "❌ Execution Failed:"
+    return Group(
+        Text(title, style="bold green" if event.success else "bold red"),
+        execution_text(event, with_logs),
+    )
 
 
 def render_event(event: Event) -> RenderableType | None:
@@ -93,11 +122,7 @@ def render_event(event: Event) -> RenderableType | None:
         case ExecutionStarted() if not event.isolated:
             return Text(f"⚠ {event.backend} backend: code runs NOT isolated", style="bold yellow")
         case ExecutionFinished():
-            title = "✅ Execution Result:" if event.success else "❌ Execution Failed:"
-            return Group(
-                Text(title, style="bold green" if event.success else "bold red"),
-                execution_text(event),
-            )
+            return render_execution(event)
         case FinalAnswer():
             return Panel(event.text, title="🎯 Final Answer", border_style="green")
         case ToolCall():

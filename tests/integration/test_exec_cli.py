@@ -72,7 +72,9 @@ def test_exec_records_items_and_analysis(tmp_path, program, backend):
         "--json",
     )
     assert result.returncode == 0, result.stderr
-    events = [json.loads(line) for line in result.stdout.splitlines()]
+    printed = [json.loads(line) for line in result.stdout.splitlines()]
+    live = [line for e in printed if e["type"] == "execution_output" for line in e["lines"]]
+    events = [e for e in printed if e["type"] != "execution_output"]
     types = [e["type"] for e in events]
     assert types == [
         "session_started",
@@ -83,6 +85,7 @@ def test_exec_records_items_and_analysis(tmp_path, program, backend):
         "output_analyzed",
         "session_ended",
     ]
+    assert live in ([], events[3]["logs"])  # streamed while running, or only at the end
     assert events[2]["backend"] == backend and events[2]["isolated"]
     assert events[3]["logs"] == [{"stream": "stdout", "text": "making 4 book"}]
     fields = {f["name"]: f for f in events[5]["analysis"]["fields"]}
@@ -162,3 +165,15 @@ def test_url_is_rendered_on_the_host_and_passed_as_html(tmp_path, site):
     assert items == [{"title": "Alpha", "url": site}, {"title": "Beta", "url": site}]
     started = events[0]
     assert started["agent_type"] == "scraper" and started["test_context"]["url"] == site
+
+
+def test_headless_prints_output_while_the_code_runs(tmp_path):
+    slow = tmp_path / "slow.py"
+    slow.write_text(
+        "import time\nprint('fir' + 'st', flush=True)\ntime.sleep(1)\nprint('sec' + 'ond')\n"
+    )
+    result = tui_agent(tmp_path, "exec", str(slow), "--sandbox", "local", "--headless")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert out.index("⏳ Output:") < out.index("first") < out.index("✅ Execution Result:")
+    assert out.count("first") == 1 and out.count("second") == 1  # each line once

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,17 +30,16 @@ from tui_agent.agents.prompts import (
     system_message,
     task_message,
 )
+from tui_agent.agents.streaming import execute_streaming
 from tui_agent.config import ConfigError, Settings
 from tui_agent.events import (
     CodeProposed,
     Error,
     Event,
-    ExecutionOutput,
     ExecutionStarted,
     FinalAnswer,
     LLMCall,
     Log,
-    LogLine,
     SessionEnded,
     SessionStarted,
     SessionStatus,
@@ -342,7 +340,7 @@ class _Loop:
         yield ExecutionStarted(step=step, backend=sandbox.name, isolated=sandbox.isolated)
         request = ExecuteRequest(code=code, timeout=self.limits.timeout)
         result: ExecuteResult | None = None
-        async for item in _execute(sandbox, request, step):
+        async for item in execute_streaming(sandbox, request, step):
             if isinstance(item, ExecuteResult):
                 result = item
             else:
@@ -363,27 +361,3 @@ class _Loop:
 def _invalid_note(step: int, invalid: InvalidReply) -> str:
     then = "asking again" if invalid.retrying else "no re-asks left"
     return f"step {step}: reply {invalid.attempt + 1} could not be used ({invalid.error}); {then}"
-
-
-async def _execute(
-    sandbox: Sandbox, request: ExecuteRequest, step: int
-) -> AsyncIterator[ExecutionOutput | ExecuteResult]:
-    """ExecutionOutput events while `request` runs (when the sandbox reports output live),
-    then its ExecuteResult. Closing the iteration early cancels the run."""
-    batches: asyncio.Queue[list[LogLine]] = asyncio.Queue()
-    live = "on_logs" in inspect.signature(sandbox.execute).parameters
-    options = {"on_logs": batches.put_nowait} if live else {}
-    running = asyncio.ensure_future(sandbox.execute(request, **options))
-    waiting: asyncio.Future[list[LogLine]] | None = None
-    try:
-        while not running.done():
-            waiting = asyncio.ensure_future(batches.get())
-            await asyncio.wait({running, waiting}, return_when=asyncio.FIRST_COMPLETED)
-            if waiting.done():
-                yield ExecutionOutput(step=step, lines=waiting.result())
-        yield running.result()
-    finally:
-        for future in (waiting, running):
-            if future is not None and not future.done():
-                future.cancel()
-        await asyncio.gather(running, return_exceptions=True)

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+from tui_agent.agents.streaming import execute_streaming
 from tui_agent.events import (
     CodeProposed,
     Event,
@@ -21,7 +22,7 @@ from tui_agent.events import (
 )
 from tui_agent.sandbox.base import Sandbox
 from tui_agent.sandbox.choose import open_sandbox
-from tui_agent.sandbox.models import ExecuteRequest
+from tui_agent.sandbox.models import ExecuteRequest, ExecuteResult
 from tui_agent.web.browser import Browser
 
 
@@ -77,7 +78,13 @@ async def run_exec(
         )
     yield CodeProposed(step=1, code=request.code)
     yield ExecutionStarted(step=1, backend=sandbox.name, isolated=sandbox.isolated)
-    result = await sandbox.execute(request)
+    result: ExecuteResult | None = None
+    async for item in execute_streaming(sandbox, request, step=1):
+        if isinstance(item, ExecuteResult):
+            result = item
+        else:
+            yield item
+    assert result is not None  # execute_streaming always ends with the result
     yield result.to_event(1)
     if result.success and result.result is not None:
         yield ItemsExtracted(step=1, items=result.items)
