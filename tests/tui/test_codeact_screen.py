@@ -375,4 +375,4 @@ def test_snapshot_live_after_the_final_answer(
         await wait_until(pilot, lambda: pane.scroll_y == pane.max_scroll_y)  # settled at the end
         await pilot.pause()
 
-    assert snap_compare(app, terminal_size=(100, 40), run_before=answered)
+    assert snap_compare(app, terminal_size=(100, 72), run_before=answered)
