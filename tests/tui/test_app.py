@@ -70,10 +70,17 @@ async def two_sessions(db_path: Path) -> tuple[SessionState, SessionState]:
     return codeact, scrape
 
 
-async def home_ready(pilot: Pilot[Any]) -> HomeScreen:
+async def wait_for_home(pilot: Pilot[Any]) -> HomeScreen:
+    """The home screen, once it is the active screen."""
     await wait_until(pilot, lambda: isinstance(pilot.app.screen, HomeScreen))
     screen = pilot.app.screen
     assert isinstance(screen, HomeScreen)
+    return screen
+
+
+async def home_ready(pilot: Pilot[Any]) -> HomeScreen:
+    """The home screen once it lists the stored sessions."""
+    screen = await wait_for_home(pilot)
     await wait_until(pilot, lambda: bool(screen.summaries))
     return screen
 
@@ -289,13 +296,6 @@ async def test_replay_of_events_from_a_file_needs_no_stored_session(
         home = await wait_for_home(pilot)
         assert home.summaries == []
         assert "tui-agent replay sessions/" in str(home.query_one("#empty").render())
-
-
-async def wait_for_home(pilot: Pilot[Any]) -> HomeScreen:
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, HomeScreen))
-    screen = pilot.app.screen
-    assert isinstance(screen, HomeScreen)
-    return screen
 
 
 async def test_command_palette_replays_a_session_by_title(
