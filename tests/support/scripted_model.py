@@ -125,6 +125,9 @@ def _estimate_tokens(text_: str) -> int:
 class ScriptedModel:
     """The server; use as a context manager (it binds an ephemeral port on enter)."""
 
+    handler_class: type[BaseHTTPRequestHandler] | None = None
+    """Serves each request (default: _Handler); subclasses may swap it, e.g. to hold a reply."""
+
     def __init__(self, replies: Iterable[Reply | str] = ()) -> None:
         self._replies = [text(r) if isinstance(r, str) else r for r in replies]
         self._lock = threading.Lock()
@@ -171,7 +174,7 @@ class ScriptedModel:
 
     # -- lifecycle -----------------------------------------------------------------------
     def start(self) -> ScriptedModel:
-        handler = type("Handler", (_Handler,), {"scripted": self})
+        handler = type("Handler", (self.handler_class or _Handler,), {"scripted": self})
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(

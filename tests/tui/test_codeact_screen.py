@@ -14,7 +14,6 @@ import asyncio
 import json
 import threading
 from collections.abc import Iterator
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -103,21 +102,13 @@ class HeldModel(ScriptedModel):
     """The scripted model; request number `hold_request` pauses before chunk HOLD_AT until
     `release` is set."""
 
+    handler_class = _HoldingHandler
+
     def __init__(self, replies: list[Reply], hold_request: int = 1) -> None:
         super().__init__(replies)
         self.hold_request = hold_request
         self.held = threading.Event()
         self.release = threading.Event()
-
-    def start(self) -> HeldModel:
-        handler = type("Handler", (_HoldingHandler,), {"scripted": self})
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
-        return self
 
     def stop(self) -> None:
         self.release.set()

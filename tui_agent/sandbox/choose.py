@@ -12,6 +12,7 @@ from pathlib import Path
 from tui_agent.sandbox.base import BackendCheck, Sandbox, SandboxError
 from tui_agent.sandbox.bubblewrap import BubblewrapSandbox, bubblewrap_status
 from tui_agent.sandbox.docker import DockerSandbox
+from tui_agent.sandbox.engine import image_status
 from tui_agent.sandbox.limits import Limits, process_cap_note
 from tui_agent.sandbox.local import LocalSandbox
 from tui_agent.sandbox.models import ExecuteRequest
@@ -38,7 +39,7 @@ TRIAL_TIMEOUT = 60.0
 def backend_status(name: str) -> BackendCheck:
     """Whether backend `name` looks usable here, without starting a sandbox."""
     if name == "docker":
-        ok, reason = _docker_status()
+        ok, reason = image_status()
     elif name == "bubblewrap":
         ok, reason = bubblewrap_status()
         reason = f"{reason}; {process_cap_note()}" if ok else reason
@@ -107,11 +108,3 @@ async def _trial(name: str) -> BackendCheck:
         why = result.error.message if result.error else f"it returned {result.result!r}"
         return BackendCheck(name, False, f"a trial run of 1 + 1 failed: {why}")
     return BackendCheck(name, True, f"{status.reason}; started in {started * 1000:.0f} ms")
-
-
-def _docker_status() -> tuple[bool, str]:
-    try:
-        from tui_agent.sandbox.engine import image_status
-    except ImportError as exc:
-        return False, f"docker support is not installed ({exc})"
-    return image_status()
