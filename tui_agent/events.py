@@ -15,14 +15,16 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from tui_agent.analysis.models import AgentType, FieldFeedback, OutputAnalysis
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Version of the event schema; bumped on any change old readers could not parse.
 
-2: ExecutionOutput (live output of a running step)."""
+2: ExecutionOutput (live output of a running step).
+3: Artifact and VersionDecided (strategies, recipes and code versions)."""
 
 SessionKind = Literal["codeact", "exec", "scrape", "task", "refine", "toolcode", "recording"]
 SessionStatus = Literal["running", "completed", "failed", "cancelled", "stopped"]
 LogStream = Literal["stdout", "stderr"]
+ArtifactFormat = Literal["markdown", "json", "python", "text"]
 
 
 class BaseEvent(BaseModel):
@@ -186,6 +188,33 @@ class RefinementProgress(BaseEvent):
     remaining: list[str] = Field(default_factory=list)
 
 
+class Artifact(BaseEvent):
+    """A named document the session produced: a strategy, a recipe, a version of the code.
+
+    Versions of one `name` count up from 1. A `candidate` waits for the user's
+    VersionDecided; any other artifact is the current version as soon as it is recorded.
+    """
+
+    type: Literal["artifact"] = "artifact"
+    name: str
+    content: str
+    format: ArtifactFormat = "text"
+    version: int = 1
+    origin: str = ""
+    candidate: bool = False
+    summary: str = ""
+
+
+class VersionDecided(BaseEvent):
+    """The user accepted or rejected a candidate version of an artifact."""
+
+    type: Literal["version_decided"] = "version_decided"
+    name: str
+    version: int
+    accepted: bool
+    reason: str = ""
+
+
 class LLMCall(BaseEvent):
     type: Literal["llm_call"] = "llm_call"
     model: str
@@ -235,6 +264,8 @@ Event = Annotated[
     | OutputAnalyzed
     | FeedbackSubmitted
     | RefinementProgress
+    | Artifact
+    | VersionDecided
     | LLMCall
     | Log
     | Error

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict
 
 from tui_agent.analysis.models import FieldFeedback, OutputAnalysis
 from tui_agent.events import (
+    Artifact,
     CodeProposed,
     Error,
     Event,
@@ -40,6 +41,7 @@ from tui_agent.events import (
     ThoughtDelta,
     ToolCall,
     ToolResult,
+    VersionDecided,
 )
 
 if TYPE_CHECKING:
@@ -85,7 +87,15 @@ class PhaseState:
 
 
 TimelineEntry = (
-    StepState | ToolCallState | PhaseState | Log | Error | FeedbackSubmitted | RefinementProgress
+    StepState
+    | ToolCallState
+    | PhaseState
+    | Log
+    | Error
+    | FeedbackSubmitted
+    | RefinementProgress
+    | Artifact
+    | VersionDecided
 )
 
 
@@ -141,6 +151,10 @@ class SessionState:
     known_cost: float = 0.0
     unknown_cost_calls: int = 0
     errors: list[Error] = field(default_factory=list)
+    artifacts: dict[str, list[Artifact]] = field(default_factory=dict)
+    """Every version of every artifact, by name, in the order recorded."""
+    current_versions: dict[str, int] = field(default_factory=dict)
+    """Artifact name -> the version in use (non-candidates, and accepted candidates)."""
     final_answer: str | None = None
     event_count: int = 0
     last_seq: int = 0
@@ -160,6 +174,11 @@ class SessionState:
     def duration(self) -> float:
         end = self.ended_at if self.ended_at is not None else self.last_ts
         return max(0.0, end - self.started_at)
+
+    def artifact(self, name: str, version: int | None = None) -> Artifact | None:
+        """Version `version` of artifact `name`; by default the current one."""
+        wanted = self.current_versions.get(name) if version is None else version
+        return next((a for a in self.artifacts.get(name, ()) if a.version == wanted), None)
 
     def step(self, index: int) -> StepState:
         """The step with this index, created (and put on the timeline) on first use."""
@@ -294,6 +313,19 @@ def _refinement(state: SessionState, e: RefinementProgress) -> None:
     state.timeline.append(e)
 
 
+def _artifact(state: SessionState, e: Artifact) -> None:
+    state.artifacts.setdefault(e.name, []).append(e)
+    if not e.candidate:
+        state.current_versions[e.name] = e.version
+    state.timeline.append(e)
+
+
+def _version_decided(state: SessionState, e: VersionDecided) -> None:
+    if e.accepted and state.artifact(e.name, e.version) is not None:
+        state.current_versions[e.name] = e.version
+    state.timeline.append(e)
+
+
 def _llm_call(state: SessionState, e: LLMCall) -> None:
     state.llm_calls += 1
     state.prompt_tokens += e.prompt_tokens
@@ -336,6 +368,8 @@ _HANDLERS: dict[type, Callable[[SessionState, Any], None]] = {
     OutputAnalyzed: _analysis,
     FeedbackSubmitted: _feedback,
     RefinementProgress: _refinement,
+    Artifact: _artifact,
+    VersionDecided: _version_decided,
     LLMCall: _llm_call,
     Log: _log,
     Error: _error,
