@@ -80,13 +80,14 @@ async def run_recipe(
         executor = RecipeExecutor(
             page, recipe, max_items=max_items, crashed=lambda: browser.crashed
         )
-        async for event in _list_phase(executor):
+        async for event in extract_phase(executor):
             yield event
     finally:
         await browser.close()
 
 
-async def _list_phase(executor: RecipeExecutor) -> AsyncIterator[Event]:
+async def extract_phase(executor: RecipeExecutor) -> AsyncIterator[Event]:
+    """The "list" phase: run the executor, then OutputAnalyzed and the SessionEnded."""
     yield PhaseStarted(phase="list", detail=executor.recipe.name)
     began = time.monotonic()
     failure: Error | None = None

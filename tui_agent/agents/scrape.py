@@ -1,0 +1,323 @@
+"""The scrape agent: from a URL and a task to a verified recipe, then the items (seed 001).
+
+Phases, each a PhaseStarted / PhaseFinished pair with its duration: "load" (Chromium opens the
+page), "plan" (the offline planner, and with a model the StrategyPlanner given the offline
+findings as hints; every probe a ToolCall / ToolResult), "generators" (filter / sort / search
+fragments, only when the strategy asks for them), "recipe" (bindings + commands, dry-run on two
+items, one repair) and "list" (the recipe executor; items stream into the table). The strategy
+and the recipe are recorded as Artifacts; the recipe can be saved for `tui-agent recipe run`,
+which needs no model.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Literal
+from urllib.parse import urlparse
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
+
+from tui_agent.agents.recipe_run import LOAD_TIMEOUT_MS, extract_phase
+from tui_agent.config import ConfigError, Settings
+from tui_agent.events import (
+    Artifact,
+    Error,
+    Event,
+    Log,
+    PhaseFinished,
+    PhaseStarted,
+    SessionEnded,
+    SessionStarted,
+)
+from tui_agent.llm.client import LLM
+from tui_agent.web.browser import Browser, BrowserError, check_reachable, check_url, find_chromium
+from tui_agent.web.executor import RecipeExecutor
+from tui_agent.web.generators import GeneratorPhase
+from tui_agent.web.offline_planner import OfflinePlanner
+from tui_agent.web.planner import StrategyPlanner
+from tui_agent.web.probes import Probes
+from tui_agent.web.recipe import RecipeFile
+from tui_agent.web.recipe_generator import RecipeGenerator
+from tui_agent.web.strategy import Fragment, Strategy
+from tui_agent.web.task_intent import parse_intent
+
+PlannerChoice = Literal["auto", "llm", "offline"]
+PLANNERS: tuple[PlannerChoice, ...] = ("auto", "llm", "offline")
+DEFAULT_MAX_TOOL_CALLS = 16
+
+
+class _Failed(Exception):
+    """A phase failed: its message ends the session."""
+
+    def __init__(self, message: str, kind: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.kind = kind
+
+
+def scrape_session(
+    url: str,
+    task: str,
+    *,
+    settings: Settings,
+    max_items: int | None = None,
+    planner: PlannerChoice = "auto",
+    save_recipe: Path | None = None,
+    max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
+) -> tuple[SessionStarted, AsyncIterator[Event]]:
+    """A scrape session ready to record: its SessionStarted and its events.
+
+    Bad input is refused now, before anything is recorded: an empty task, a bad or unreachable
+    URL, `--planner llm` without a model, a model without its API key, an unwritable
+    --save-recipe folder (ConfigError, BrowserError, LLMError).
+    """
+    if not task.strip():
+        raise ConfigError("the task is empty: say what to extract, e.g. 'Extract 20 items'")
+    if planner not in PLANNERS:
+        raise ConfigError(f"unknown planner {planner!r} (expected one of {', '.join(PLANNERS)})")
+    if max_items is not None and max_items < 1:
+        raise ConfigError(f"--max-items must be at least 1, got {max_items}")
+    if max_tool_calls < 1:
+        raise ConfigError("the tool-call cap must be at least 1")
+    if planner == "llm" and not settings.model:
+        raise ConfigError("--planner llm needs a model: pass --model or set TUI_AGENT_MODEL")
+    if save_recipe is not None and not Path(save_recipe).resolve().parent.is_dir():
+        raise ConfigError(f"cannot save the recipe to {save_recipe}: no such folder")
+    check_reachable(check_url(url))
+    executable = settings.chromium or find_chromium()
+    llm = (
+        LLM(settings.model, api_base=settings.api_base)
+        if planner != "offline" and settings.model
+        else None
+    )
+    limit = max_items if max_items is not None else parse_intent(task).max_items
+    started = SessionStarted(
+        kind="scrape",
+        title=f"scrape {urlparse(url).netloc or url}: {task.strip()}",
+        model=llm.model if llm else None,
+        agent_type="scraper",
+        params={
+            "task": task,
+            "max_items": limit,
+            "planner": planner if llm or planner == "offline" else "offline",
+            "save_recipe": str(save_recipe) if save_recipe else None,
+        },
+        test_context={"url": url, "task": task},
+    )
+    agent = ScrapeAgent(
+        url, task, llm=llm, max_items=limit, save_recipe=save_recipe, max_tool_calls=max_tool_calls
+    )
+    return started, agent.run(executable)
+
+
+class ScrapeAgent:
+    """Runs the phases of one scrape; `run()` yields the session's events after SessionStarted."""
+
+    def __init__(
+        self,
+        url: str,
+        task: str,
+        *,
+        llm: LLM | None,
+        max_items: int | None,
+        save_recipe: Path | None = None,
+        max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
+    ) -> None:
+        self.url = url
+        self.task = task
+        self.llm = llm
+        self.max_items = max_items
+        self.save_recipe = save_recipe
+        self.max_tool_calls = max_tool_calls
+        self.strategy: Strategy | None = None
+        self.recipe: RecipeFile | None = None
+
+    async def run(self, executable: str | None = None) -> AsyncIterator[Event]:
+        browser = Browser(executable)
+        try:
+            async for event in self._phases(browser):
+                yield event
+        except _Failed as failure:
+            yield Error(message=failure.message, kind=failure.kind)
+            yield SessionEnded(status="failed", stopped_reason="error", summary=failure.message)
+        finally:
+            await browser.close()
+
+    async def _phases(self, browser: Browser) -> AsyncIterator[Event]:
+        yield PhaseStarted(phase="load", detail=self.url)
+        began = time.monotonic()
+        try:
+            try:
+                await browser.start()
+            except BrowserError as exc:
+                raise _Failed(str(exc), "BrowserError") from None
+            page = await self._open(browser)
+        except _Failed:
+            yield PhaseFinished(phase="load", ok=False, duration=time.monotonic() - began)
+            raise
+        summary = f'"{await page.title()}" ({page.url})'
+        yield PhaseFinished(phase="load", duration=time.monotonic() - began, summary=summary)
+        async for event in self._timed("plan", self.task, self._plan(page)):
+            yield event
+        strategy = self.strategy
+        assert strategy is not None and strategy.list_item is not None
+        fragments: list[Fragment] = []
+        if strategy.needed_generators:
+            needed = list(strategy.needed_generators)
+            generators = GeneratorPhase(
+                page, self.url, self.task, needed, item_selector=strategy.list_item, llm=self.llm
+            )
+            async for event in self._timed("generators", ", ".join(needed), generators.run()):
+                yield event
+            fragments = generators.fragments
+            if generators.error:
+                yield Log(level="warning", message=generators.error)
+        recipe_work = self._recipe(browser, strategy, fragments)
+        async for event in self._timed("recipe", "bindings + commands, dry run", recipe_work):
+            yield event
+        assert self.recipe is not None
+        await page.context.close()
+        run_page = await self._open(browser)
+        executor = RecipeExecutor(
+            run_page, self.recipe, max_items=self.max_items, crashed=lambda: browser.crashed
+        )
+        async for event in extract_phase(executor):
+            yield event
+
+    async def _timed(
+        self, phase: str, detail: str, work: AsyncIterator[Event]
+    ) -> AsyncIterator[Event]:
+        """`work`'s events between PhaseStarted and PhaseFinished; a _Failed ends it not ok.
+
+        A PhaseFinished that `work` yields itself only gives the phase its summary line.
+        """
+        yield PhaseStarted(phase=phase, detail=detail)
+        began = time.monotonic()
+        summary = ""
+        try:
+            async for event in work:
+                if isinstance(event, PhaseFinished):
+                    summary = event.summary
+                else:
+                    yield event
+        except _Failed:
+            yield PhaseFinished(phase=phase, ok=False, duration=time.monotonic() - began)
+            raise
+        yield PhaseFinished(phase=phase, duration=time.monotonic() - began, summary=summary)
+
+    async def _open(self, browser: Browser) -> Page:
+        """A fresh page on the URL; a _Failed naming why it could not load."""
+        try:
+            page = await browser.page()
+            await page.goto(self.url, timeout=LOAD_TIMEOUT_MS)
+        except (BrowserError, PlaywrightError) as exc:
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            message = (
+                reason if isinstance(exc, BrowserError) else f"cannot load {self.url}: {reason}"
+            )
+            raise _Failed(message, "PageLoadError") from None
+        return page
+
+    async def _plan(self, page: Page) -> AsyncIterator[Event]:
+        probes = Probes(page)
+        offline = OfflinePlanner(probes, self.task, self.url)
+        async for event in offline.run():
+            yield event
+        strategy, origin, output = offline.strategy, "offline planner", offline.output
+        if self.llm is not None:
+            if offline.error:
+                yield Log(level="warning", message=f"offline planner: {offline.error}")
+            planner = StrategyPlanner(
+                self.llm,
+                probes,
+                self.task,
+                self.url,
+                max_tool_calls=self.max_tool_calls,
+                hints=offline.strategy,
+            )
+            async for event in planner.run():
+                yield event
+            if planner.strategy is not None:
+                strategy, origin, output = (
+                    planner.strategy,
+                    f"model planner ({self.llm.model})",
+                    planner.output,
+                )
+            elif strategy is not None:
+                yield Log(
+                    level="warning",
+                    message=f"model planner: {planner.error}; using the offline planner's strategy",
+                )
+            else:
+                raise _Failed(f"no strategy: {planner.error}", "PlannerFailed")
+        elif strategy is None:
+            raise _Failed(f"no strategy: {offline.error}", "PlannerFailed")
+        self.strategy = strategy
+        yield Artifact(
+            name="strategy",
+            content=output or strategy.to_markdown(),
+            format="markdown",
+            origin=origin,
+            summary=_strategy_summary(strategy),
+        )
+        yield PhaseFinished(phase="plan", summary=_strategy_summary(strategy))
+
+    async def _recipe(
+        self, browser: Browser, strategy: Strategy, fragments: list[Fragment]
+    ) -> AsyncIterator[Event]:
+        generator = RecipeGenerator(
+            browser,
+            self.url,
+            strategy,
+            self.task,
+            fragments=fragments,
+            max_items=self.max_items,
+            llm=self.llm,
+        )
+        async for event in generator.run():
+            yield event
+        if generator.recipe is None:
+            raise _Failed(f"no recipe: {generator.error}", "RecipeFailed")
+        self.recipe = generator.recipe
+        text = json.dumps(self.recipe.to_json(), indent=2, ensure_ascii=False)
+        tried = len(generator.dry_run_items)
+        yield Artifact(
+            name="recipe",
+            content=text,
+            format="json",
+            origin="recipe generator" + (f" ({self.llm.model})" if self.llm else " (offline)"),
+            summary=f"{len(self.recipe.recipe.commands)} commands; dry run: {tried} items",
+        )
+        if self.save_recipe is not None:
+            try:
+                Path(self.save_recipe).write_text(text + "\n", encoding="utf-8")
+            except OSError as exc:
+                yield Log(level="warning", message=f"could not save the recipe: {exc}")
+            else:
+                yield Log(
+                    message=f"saved the recipe to {self.save_recipe} "
+                    f"(run it again without a model: tui-agent recipe run "
+                    f"{self.save_recipe} --url {self.url})"
+                )
+        yield PhaseFinished(phase="recipe", summary=f"dry run saved {tried} items")
+
+
+def _strategy_summary(strategy: Strategy) -> str:
+    fields = sorted({*strategy.details_fields, *strategy.item_fields})
+    growth = (
+        "pagination"
+        if strategy.pagination_button
+        else "load more"
+        if strategy.load_more_button
+        else "infinite scroll"
+        if strategy.scroll_loads_more
+        else "one page"
+    )
+    return (
+        f"{strategy.list_item} · {strategy.click_behavior or 'no click'} · {growth} · "
+        f"{len(fields)} fields"
+    )
