@@ -3,14 +3,12 @@ SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-DEMO_DB := .demo/sessions.db
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 
 .PHONY: demo test setup system docker image lint
 
 demo: setup
-	$(VENV)/bin/tui-agent --db $(DEMO_DB) sessions import --skip-existing sessions/*.jsonl
-	$(VENV)/bin/tui-agent --db $(DEMO_DB)
+	@scripts/demo.sh
 
 test: setup
 	$(VENV)/bin/ruff check .
