@@ -1,10 +1,12 @@
 """Record the example sessions in sessions/ from real runs.
 
-The compound-interest session is the CodeAct agent through the whole stack: its replies come
-from the scripted model server (tests/support/scripted_model.py) reached through litellm, its
-code runs in the real sandbox (docker, else bubblewrap), and its title says the model was
-scripted. The other programs really run in a `python3` subprocess, with no model. Everything is
-recorded through the real SessionRunner into a real SQLite store, then exported as JSONL.
+The demo-shop-scrape session is `tui-agent scrape` with the offline planner on the demo shop
+(served in this process): real Chromium, no model. The compound-interest session is the CodeAct
+agent through the whole stack: its replies come from the scripted model server
+(tests/support/scripted_model.py) reached through litellm, its code runs in the real sandbox
+(docker, else bubblewrap), and its title says the model was scripted. The other programs really
+run in a `python3` subprocess, with no model. Everything is recorded through the real
+SessionRunner into a real SQLite store, then exported as JSONL.
 Usage: .venv/bin/python scripts/record_examples.py [OUT_DIR]
 """
 
@@ -22,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from support.scripted_model import ScriptedModel, text
 
 from tui_agent.agents.codeact import codeact_session
+from tui_agent.agents.scrape import scrape_session
 from tui_agent.analysis import analyze_output
 from tui_agent.config import Settings
 from tui_agent.events import (
@@ -38,6 +41,7 @@ from tui_agent.events import (
 )
 from tui_agent.session import SessionRunner
 from tui_agent.store import Store
+from tui_agent.web.demo_site import DemoSite
 
 COMPOUND_TASK = (
     "Calculate compound interest at 15k premium, 6% interest compounded semi annually for 6 years"
@@ -187,6 +191,24 @@ def compound_interest(workspace: Path) -> tuple[SessionStarted, AsyncIterator[Ev
     return started.model_copy(update={"title": title}), served()
 
 
+def demo_shop_scrape(workspace: Path) -> tuple[SessionStarted, AsyncIterator[Event]]:
+    """The offline planner exploring the demo shop's panel layout, then its recipe's items."""
+    site = DemoSite().start()
+    settings = Settings(db=workspace / "unused.db", model=None)
+    started, agent = scrape_session(
+        site.url("panel"), "Extract 12 items", settings=settings, planner="offline"
+    )
+
+    async def events() -> AsyncIterator[Event]:
+        try:
+            async for event in agent:
+                yield event
+        finally:
+            site.stop()
+
+    return started, events()
+
+
 async def book_list() -> AsyncIterator[Event]:
     """A stdlib HTML parser that returns records with nested, empty and mixed fields."""
     yield CodeProposed(step=1, code=BOOKS_PROGRAM)
@@ -217,6 +239,7 @@ def subprocess_recording(
 
 RECORDINGS: dict[str, Recording] = {
     "compound-interest": compound_interest,
+    "demo-shop-scrape": demo_shop_scrape,
     "book-list": subprocess_recording(
         SessionStarted(
             kind="recording",
