@@ -1,0 +1,398 @@
+"""Filter / sort / search fragments found on a page, verified in Chromium, and run for real.
+
+The demo site's `filter` layout is the truth: the list a fragment leaves must equal
+`ground_truth("filter", category=..., sort=..., q=...)`. A small client-side shop (no form,
+no submit button, a filter option that does nothing) shows the generators are generic and that
+an option which does not filter is refused.
+"""
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from support.requirements import require_chromium
+from support.scripted_model import ScriptedModel, text
+
+from tui_agent.events import Event, LLMCall, Log, ToolCall, ToolResult
+from tui_agent.llm.client import LLM, RetryPolicy
+from tui_agent.web.browser import Browser
+from tui_agent.web.controls import Control, Option, filter_matches, search_inputs, sort_matches
+from tui_agent.web.demo_site.anatomy import ANATOMY, ITEM, LIST
+from tui_agent.web.executor import RecipeExecutor
+from tui_agent.web.generators import GeneratorPhase, check_filter, check_search, check_sort
+from tui_agent.web.recipe import parse_recipe
+from tui_agent.web.strategy import Fragment
+from tui_agent.web.task_intent import needed_generators, parse_intent
+
+FILTER = ANATOMY["filter"].extra
+TITLES = f"{LIST} > {ITEM} .card-title"
+
+
+def in_chromium(test):
+    return pytest.mark.chromium(pytest.mark.asyncio(loop_scope="module")(test))
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def browser():
+    require_chromium()
+    async with Browser() as running:
+        yield running
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def page(browser):
+    page = await browser.page()
+    yield page
+    await page.context.close()
+
+
+async def generate(page, url: str, task: str, llm: LLM | None = None, item: str = ITEM):
+    """Run the phase for `task` on `url`; every ToolCall must get its ToolResult."""
+    needed = needed_generators(parse_intent(task))
+    phase = GeneratorPhase(page, url, task, needed, item_selector=item, llm=llm)
+    events: list[Event] = [event async for event in phase.run()]
+    calls = [e.call_id for e in events if isinstance(e, ToolCall)]
+    assert calls == [e.call_id for e in events if isinstance(e, ToolResult)]
+    assert len(set(calls)) == len(calls)
+    assert all(fragment.verified for fragment in phase.fragments)
+    return phase, events
+
+
+async def run_fragments(page, url: str, fragments: list[Fragment], item: str = ITEM) -> None:
+    """Load `url` and run the fragments' commands through the real recipe executor."""
+    commands = [command for fragment in fragments for command in fragment.commands]
+    recipe = parse_recipe(
+        {
+            "bindings": {"LIST_ITEM": item},
+            "recipe": {
+                "id": "fragments",
+                "name": "fragments",
+                "commands": [{"type": "WAIT_FOR", "target": "page"}, *commands],
+            },
+        }
+    )
+    await page.goto(url)
+    events = [event async for event in RecipeExecutor(page, recipe).run()]
+    assert all(event.ok for event in events if isinstance(event, ToolResult))
+
+
+def truth_titles(site, **query: str) -> list[str]:
+    return [record["title"] for record in site.ground_truth("filter", **query)]
+
+
+async def same_element(page, first: str, second: str) -> bool:
+    script = "([a, b]) => document.querySelector(a) === document.querySelector(b)"
+    return await page.evaluate(script, [first, second])
+
+
+def warnings(events: list[Event]) -> list[str]:
+    return [e.message for e in events if isinstance(e, Log) and e.level == "warning"]
+
+
+# --- the demo site's filter layout ----------------------------------------------------------
+
+
+@in_chromium
+@pytest.mark.parametrize(
+    ("task", "value"),
+    [
+        ("Extract the top rated products", "rating"),
+        ("Extract 10 items, newest first", "newest"),
+        ("Extract items sorted by name", "title"),
+    ],
+)
+async def test_a_sort_fragment_orders_the_list_as_asked(page, demo_site, task, value):
+    url = demo_site.url("filter")
+    phase, _ = await generate(page, url, task)
+    assert phase.error is None
+    [fragment] = phase.fragments
+    assert (fragment.generator, fragment.option) == ("SortGenerator", value)
+    assert await same_element(page, fragment.target, FILTER["sort"])
+    await run_fragments(page, url, [fragment])
+    assert await page.locator(TITLES).all_inner_texts() == truth_titles(demo_site, sort=value)
+
+
+@in_chromium
+async def test_filter_sort_and_search_fragments_each_and_together_give_the_ground_truth(
+    page, demo_site
+):
+    url = demo_site.url("filter")
+    task = "Get the first 50 kitchen products sorted by price, cheapest first, matching 'oak'"
+    phase, events = await generate(page, url, task)
+    assert phase.error is None
+    assert not any(isinstance(e, LLMCall) for e in events)
+    assert page.url == url  # the page is left as it was found
+    filter_, sort, search = phase.fragments
+    assert [filter_.generator, sort.generator, search.generator] == [
+        "FilterGenerator",
+        "SortGenerator",
+        "SearchGenerator",
+    ]
+    everything = truth_titles(demo_site)
+    kitchen = truth_titles(demo_site, category="kitchen")
+    oak = truth_titles(demo_site, q="oak")
+    assert filter_.option == "kitchen"
+    assert filter_.evidence == f"{len(everything)} -> {len(kitchen)} items, all Kitchen"
+    assert [c["type"] for c in filter_.commands] == ["SELECT", "CLICK", "WAIT_FOR"]
+    assert filter_.commands[2] == {"type": "WAIT_FOR", "condition": {"exists": ITEM}}
+    assert filter_.to_spec_json()["filterTarget"] == filter_.target
+    assert sort.option == "price-asc"
+    assert search.commands[0] == {"type": "TYPE", "selector": search.target, "text": "oak"}
+    assert search.evidence == f"{len(everything)} -> {len(oak)} items, all containing 'oak'"
+    [together] = [e for e in events if isinstance(e, ToolResult) and e.name == "check_together"]
+    assert together.ok
+    for fragment, control, query in [
+        (filter_, "category", {"category": "kitchen"}),
+        (sort, "sort", {"sort": "price-asc"}),
+        (search, "search", {"q": "oak"}),
+    ]:
+        await run_fragments(page, url, [fragment])
+        assert await same_element(page, fragment.target, FILTER[control])
+        assert await page.locator(TITLES).all_inner_texts() == truth_titles(demo_site, **query)
+    assert await same_element(page, filter_.commands[1]["selector"], FILTER["submit"])
+    await run_fragments(page, url, phase.fragments)
+    expected = truth_titles(demo_site, category="kitchen", sort="price-asc", q="oak")
+    assert 1 < len(expected) < len(kitchen)
+    assert await page.locator(TITLES).all_inner_texts() == expected
+
+
+@in_chromium
+async def test_an_option_the_page_lacks_gives_no_fragment_and_says_why(page, demo_site):
+    phase, events = await generate(page, demo_site.url("filter"), "Extract garden items")
+    assert phase.fragments == []
+    assert phase.error is not None
+    assert phase.error.startswith("FilterGenerator could not filter the list to 'garden'")
+    assert "(All categories, Kitchen, Home, Outdoor, Office)" in phase.error
+    assert phase.error in warnings(events)
+    assert not any(isinstance(e, ToolCall) and e.name == "SELECT" for e in events)
+
+
+@in_chromium
+async def test_a_page_without_controls_gives_no_fragment(page, demo_site):
+    task = "Get 10 kitchen products sorted by price matching 'oak'"
+    phase, _ = await generate(page, demo_site.url("panel"), task)
+    assert phase.fragments == []
+    assert phase.error == (
+        "FilterGenerator could not filter the list to 'kitchen': the page has no select "
+        "controls; SortGenerator could not sort the list by price, lowest first: the page has "
+        "no select controls; SearchGenerator could not search for 'oak': the page has no "
+        "text inputs"
+    )
+
+
+@in_chromium
+async def test_a_needed_generator_the_task_gives_nothing_to_do_is_reported(page, demo_site):
+    needed = ["FilterGenerator", "SortGenerator", "SearchGenerator"]
+    phase = GeneratorPhase(
+        page, demo_site.url("filter"), "Extract 20 items", needed, item_selector=ITEM
+    )
+    events = [event async for event in phase.run()]
+    assert phase.fragments == []
+    assert phase.error == (
+        "FilterGenerator is needed but the task names no value to filter by; "
+        "SortGenerator is needed but the task names no order to sort by; "
+        "SearchGenerator is needed but the task names nothing to search for"
+    )
+    assert not any(isinstance(event, ToolCall) for event in events)  # the page is not touched
+
+
+@in_chromium
+async def test_the_model_picks_an_option_the_heuristic_cannot_and_it_is_verified(page, demo_site):
+    url = demo_site.url("filter")
+    answer = json.dumps({"selector": "select[name=category]", "value": "kitchen"})
+    with ScriptedModel([text(answer)]) as server:
+        llm = LLM(server.model(), api_base=server.api_base, retry=RetryPolicy(attempts=1))
+        phase, events = await generate(page, url, "Extract 30 cookware items", llm=llm)
+    assert phase.error is None
+    [fragment] = phase.fragments
+    assert fragment.option == "kitchen"
+    kitchen = truth_titles(demo_site, category="kitchen")
+    assert fragment.evidence == f"240 -> {len(kitchen)} items, all Kitchen"
+    assert len([e for e in events if isinstance(e, LLMCall)]) == 1
+    prompt = server.requests[0].messages[-1]["content"]
+    assert "filter the list to 'cookware'" in prompt and "'kitchen'='Kitchen'" in prompt
+
+
+@in_chromium
+async def test_a_model_answer_naming_no_real_option_is_refused(page, demo_site):
+    answer = json.dumps({"selector": "select[name=category]", "value": "garden"})
+    with ScriptedModel([text(answer)]) as server:
+        llm = LLM(server.model(), api_base=server.api_base, retry=RetryPolicy(attempts=1))
+        phase, events = await generate(page, demo_site.url("filter"), "Extract garden items", llm)
+    assert phase.fragments == []
+    assert phase.error == (
+        "FilterGenerator could not filter the list to 'garden': the model chose option "
+        "'garden', which 'select[name=category]' does not have"
+    )
+    assert not any(isinstance(e, ToolCall) and e.name == "SELECT" for e in events)
+
+
+# --- a client-side shop: no form, no submit, an option that filters nothing ----------------
+
+SHOP_ITEMS = [
+    {"name": "Claw Hammer", "kind": "Tools", "price": 12.5},
+    {"name": "Hand Saw", "kind": "Tools", "price": 21.0},
+    {"name": "Saw Blade Set", "kind": "Tools", "price": 34.9},
+    {"name": "Sawing for Beginners", "kind": "Books", "price": 9.99},
+    {"name": "Screwdriver Kit", "kind": "Tools", "price": 18.25},
+    {"name": "Rose Pruner", "kind": "Garden", "price": 15.0},
+    {"name": "Joinery Handbook", "kind": "Books", "price": 27.4},
+]
+SHOP = """<!doctype html><html><body>
+<div class="toolbar">
+  <select id="kind" aria-label="Department"><option value="">Everything</option>
+    <option value="t">Tools</option><option value="b">Books</option>
+    <option value="g">Garden</option></select>
+  <select id="order" aria-label="Order"><option value="">Suggested</option>
+    <option value="c">Cheapest</option><option value="p">Priciest</option></select>
+  <input id="find" placeholder="Search the shop">
+</div>
+<div id="rows"></div>
+<script>
+const DATA = %s;
+const KINDS = {t: "Tools", b: "Books"};  // "g" is offered but filters nothing
+let term = "";
+function render() {
+  const kind = KINDS[document.getElementById("kind").value];
+  const order = document.getElementById("order").value;
+  let rows = DATA.filter((r) => (!kind || r.kind === kind)
+    && r.name.toLowerCase().includes(term.toLowerCase()));
+  if (order) rows = [...rows].sort((a, b) => order === "c" ? a.price - b.price : b.price - a.price);
+  document.getElementById("rows").innerHTML = rows.map((r) => `<div class="row">`
+    + `<b>${r.name}</b> <span>${r.kind}</span> <span>€${r.price.toFixed(2)}</span></div>`
+  ).join("");
+}
+document.getElementById("kind").addEventListener("change", render);
+document.getElementById("order").addEventListener("change", render);
+document.getElementById("find").addEventListener("keydown", (e) => {
+  if (e.key === "Enter") { term = e.target.value; render(); }
+});
+render();
+</script></body></html>"""
+
+
+@pytest.fixture
+def shop_url(tmp_path: Path) -> str:
+    path = tmp_path / "shop.html"
+    path.write_text(SHOP % json.dumps(SHOP_ITEMS), encoding="utf-8")
+    return path.as_uri()
+
+
+@in_chromium
+async def test_client_side_controls_without_a_submit_are_found_and_verified(page, shop_url):
+    task = "Extract 10 items in category Tools, most expensive first, search for saw"
+    phase, _ = await generate(page, shop_url, task, item=".row")
+    assert phase.error is None
+    filter_, sort, search = phase.fragments
+    assert filter_.commands == [
+        {"type": "SELECT", "selector": "#kind", "value": "t"},
+        {"type": "WAIT_FOR", "condition": {"exists": ".row"}},
+    ]
+    assert (sort.target, sort.option) == ("#order", "p")
+    assert search.commands[1] == {"type": "PRESS", "selector": "#find", "key": "Enter"}
+    await run_fragments(page, shop_url, phase.fragments, item=".row")
+    expected = sorted(
+        (r for r in SHOP_ITEMS if r["kind"] == "Tools" and "saw" in r["name"].lower()),
+        key=lambda r: -r["price"],
+    )
+    names = await page.locator(".row b").all_inner_texts()
+    assert names == [r["name"] for r in expected] == ["Saw Blade Set", "Hand Saw"]
+
+
+@in_chromium
+async def test_an_option_that_does_not_filter_is_not_verified(page, shop_url):
+    phase, events = await generate(page, shop_url, "Extract the garden items", item=".row")
+    assert phase.fragments == []
+    assert phase.error == (
+        "FilterGenerator could not filter the list to 'garden': "
+        "6 of 7 items do not show 'Garden' (e.g. 'Claw Hammer Tools €12.50')"
+    )
+    selects = [e for e in events if isinstance(e, ToolCall) and e.name == "SELECT"]
+    assert [call.arguments["value"] for call in selects] == ["g"]
+
+
+# --- matching and checking, without a browser ------------------------------------------------
+
+
+def select(selector: str, *labels: str, name: str = "") -> Control:
+    options = tuple(Option(value=label.lower()[:6], label=label) for label in labels)
+    return Control(kind="select", selector=selector, label="", name=name, options=options)
+
+
+@pytest.mark.parametrize(
+    ("sort", "expected"),
+    [
+        ("price_asc", "Lowest price"),
+        ("price_desc", "Price (High - Low)"),
+        ("rating_desc", "Top rated"),
+        ("rating_asc", None),
+        ("date_desc", "Most recent"),
+        ("date_asc", "Date: old to new"),
+        ("title_asc", "Title A to Z"),
+        ("title_desc", None),
+    ],
+)
+def test_sort_options_are_matched_by_meaning(sort: str, expected: str | None) -> None:
+    control = select(
+        "#sort", "Relevance", "Price (High - Low)", "Lowest price", "Top rated",
+        "Most recent", "Date: old to new", "Title A to Z", name="sortBy",
+    )  # fmt: skip
+    matches = sort_matches([control], sort)
+    assert (matches[0][1].label if matches else None) == expected
+
+
+def test_a_field_without_direction_matches_its_usual_order_only_as_a_fallback() -> None:
+    control = select("#s", "Price", "Price: high to low")
+    assert [o.label for _, o in sort_matches([control], "price_desc")] == [
+        "Price: high to low",
+        "Price",
+    ]
+    assert [o.label for _, o in sort_matches([control], "price_asc")] == ["Price"]
+
+
+def test_filter_options_skip_placeholders_and_sort_controls() -> None:
+    sort = select("#order", "Newest", "Oldest", name="order")
+    kinds = select("#cat", "All kitchens", "Kitchens & Dining", "Kitchen", "Office")
+    assert [o.label for _, o in filter_matches([sort, kinds], "kitchen")] == [
+        "Kitchen",
+        "Kitchens & Dining",
+    ]
+    assert filter_matches([sort, kinds], "newest") == []
+    assert filter_matches([kinds], "Ofice") == [(kinds, kinds.options[3])]  # a typo
+
+
+def test_search_inputs_are_ranked_by_how_search_like_they_are() -> None:
+    email = Control(kind="input", selector="#email", label="Email", name="email")
+    box = Control(kind="input", selector="#q", label="", name="q", input_type="search")
+    hint = Control(kind="input", selector="#f", label="", name="f", placeholder="Find a product")
+    assert search_inputs([email, hint, box]) == [box, hint]
+
+
+def item(text: str, **fields: str) -> dict[str, Any]:
+    return {"text": text, "price": None, "rating": None, "date": None, "title": None, **fields}
+
+
+def test_checks_say_what_is_wrong() -> None:
+    before = [item("Oak Lamp Home"), item("Steel Kettle Kitchen"), item("Oak Kettle Kitchen")]
+    kitchen = before[1:]
+    assert check_filter("Kitchen", before, kitchen).evidence == "3 -> 2 items, all Kitchen"
+    assert check_filter("Kitchen", before, before).evidence == (
+        "1 of 3 items do not show 'Kitchen' (e.g. 'Oak Lamp Home')"
+    )
+    assert not check_filter("Kitchen", kitchen, kitchen).ok  # nothing changed: no proof
+    assert not check_filter("Kitchen", before, []).ok
+    assert check_search("oak", before, [before[0], before[2]]).ok
+    assert not check_search("oak", before, before).ok
+    prices = [item("a", price="$5.00"), item("b", price="$1,250.00"), item("c", price="$40")]
+    assert check_sort("price_asc", prices).evidence == (
+        "item 3 (40.0) comes after item 2 (1250.0): not price, lowest first"
+    )
+    assert check_sort("price_asc", [prices[0], prices[2], prices[1]]).ok
+    dated = [item("x 2024-05-01"), item("y", date="2024-03-15"), item("z", date="Jan 2, 2024")]
+    assert check_sort("date_desc", dated).ok
+    stars = [item("a", rating="★★★★☆"), item("b", rating="4.5 out of 5")]
+    assert check_sort("rating_asc", stars).ok
+    assert not check_sort("rating_desc", stars).ok
+    assert not check_sort("price_asc", [item("no price here")] * 3).ok
