@@ -1,0 +1,334 @@
+"""The recipe generator in real Chromium: every demo layout, the offline repair, a scripted model.
+
+Strategies are written here from the demo site's anatomy (the truth about its selectors), as a
+planner that did its job would hand them over.
+"""
+
+import json
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from support.requirements import require_chromium
+from support.scripted_model import ScriptedModel, text
+
+from tui_agent.events import Event, ItemsExtracted, LLMCall, Log, ToolCall, ToolResult
+from tui_agent.llm.client import LLM, RetryPolicy
+from tui_agent.web.browser import Browser
+from tui_agent.web.demo_site import FIELDS
+from tui_agent.web.demo_site.anatomy import ANATOMY, ITEM, ITEM_LINK, LIST, PANEL
+from tui_agent.web.executor import RecipeExecutor
+from tui_agent.web.recipe_generator import RecipeGenerator, build_recipe
+from tui_agent.web.strategy import FieldSelector, Fragment, Strategy
+
+pytestmark = [pytest.mark.chromium, pytest.mark.asyncio(loop_scope="module")]
+
+FILTER_QUERY = {"category": "kitchen", "sort": "price-asc", "q": "oak"}
+FILTER_FRAGMENTS = [
+    Fragment(
+        generator="FilterGenerator",
+        description="Kitchen only",
+        target="select[name=category]",
+        option="kitchen",
+        commands=[{"type": "SELECT", "selector": "select[name=category]", "value": "kitchen"}],
+        verified=True,
+    ),
+    Fragment(
+        generator="SortGenerator",
+        description="cheapest first",
+        commands=[{"type": "SELECT", "selector": "select[name=sort]", "value": "price-asc"}],
+        verified=True,
+    ),
+    Fragment(
+        generator="SearchGenerator",
+        description="matching oak",
+        commands=[
+            {"type": "TYPE", "selector": "input[name=q]", "text": "oak"},
+            {"type": "CLICK", "selector": "button.apply-filters"},
+        ],
+        verified=True,
+    ),
+]
+LIMITS = {
+    "panel": 10,
+    "navigate": 6,
+    "inline": 10,
+    "pagination": 30,
+    "infinite": 30,
+    "loadmore": 30,
+    "slow": 10,
+    "missing": 30,
+}
+"""Items checked per layout (past the first page or batch where the list grows); the filter's
+9 matches are read to the end."""
+
+
+def field(selector: str, attribute: str | None = None) -> FieldSelector:
+    return FieldSelector(selector=selector, attribute=attribute)
+
+
+def strategy_for(layout: str, **changes: Any) -> Strategy:
+    anatomy = ANATOMY[layout]
+    plan = Strategy(
+        understanding=[f"The demo shop's {layout} layout."],
+        list_container=LIST,
+        list_item=ITEM,
+        click_behavior=anatomy.click_behavior,
+        details_panel=anatomy.details,
+        details_loaded=anatomy.details_loaded,
+        details_fields={name: field(css) for name, css in anatomy.details_fields.items()},
+        item_fields={name: field(css) for name, css in anatomy.card_fields.items()}
+        | {"url": field(ITEM_LINK, "href")},
+        pagination_button=anatomy.next_page,
+        load_more_button=anatomy.load_more,
+        scroll_loads_more=layout == "infinite",
+    )
+    return plan.model_copy(update=changes)
+
+
+def accuracy(items: list[dict[str, Any]], truth: list[dict[str, str]]) -> float:
+    """Share of the truth's field values extracted exactly (absent ones must be absent)."""
+    right = total = 0
+    for item, record in zip(items, truth, strict=True):
+        for name in FIELDS:
+            total += 1
+            right += item.get(name) == record.get(name)
+    return right / total
+
+
+def call_ids(events: list[Event]) -> list[str]:
+    return [e.call_id for e in events if isinstance(e, ToolCall | ToolResult)]
+
+
+def warnings(events: list[Event]) -> list[str]:
+    return [e.message for e in events if isinstance(e, Log) and e.level == "warning"]
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def browser():
+    require_chromium()
+    async with Browser() as running:
+        yield running
+
+
+async def generate(generator: RecipeGenerator) -> list[Event]:
+    events = [event async for event in generator.run()]
+    # Dry-run items never reach the session's table.
+    assert not any(isinstance(e, ItemsExtracted) for e in events)
+    return events
+
+
+async def extract(browser: Browser, url: str, generator: RecipeGenerator) -> list[dict]:
+    assert generator.recipe is not None, generator.error
+    page = await browser.page()
+    try:
+        await page.goto(url)
+        executor = RecipeExecutor(page, generator.recipe)
+        async for _ in executor.run():
+            pass
+        return executor.items
+    finally:
+        await page.context.close()
+
+
+# --- offline, every layout -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("layout", list(ANATOMY))
+async def test_the_offline_recipe_is_dry_run_accepted_and_extracts_the_ground_truth(
+    browser, demo_site, layout
+):
+    limit = LIMITS.get(layout)
+    fragments = FILTER_FRAGMENTS if layout == "filter" else []
+    plan = strategy_for(layout)
+    generator = RecipeGenerator(
+        browser,
+        demo_site.url(layout),
+        plan,
+        "Extract products",
+        fragments=fragments,
+        max_items=limit,
+    )
+    events = await generate(generator)
+    assert generator.error is None
+    assert generator.recipe == build_recipe(
+        plan, fragments, recipe_id=generator.recipe_id, name="Extract products", max_items=limit
+    )
+    assert len(generator.dry_run_items) == 2
+    assert call_ids(events) and all(i.startswith("dry1-") for i in call_ids(events))
+    assert warnings(events) == []
+
+    items = await extract(browser, demo_site.url(layout), generator)
+    truth = demo_site.ground_truth(layout, **(FILTER_QUERY if layout == "filter" else {}))
+    truth = truth[:limit]
+    assert len(items) == len(truth)
+    assert accuracy(items, truth) >= 0.95
+    assert generator.dry_run_items == items[:2]
+
+
+# --- the offline repair --------------------------------------------------------------------
+
+
+async def test_a_details_field_read_empty_everywhere_is_dropped_and_said(browser, demo_site):
+    plan = strategy_for("panel")
+    plan.details_fields["seller"] = field(f"{PANEL} .field-vendor")
+    generator = RecipeGenerator(browser, demo_site.url("panel"), plan, "Extract products")
+    events = await generate(generator)
+    assert generator.error is None and generator.recipe is not None
+    assert "seller" not in generator.recipe.bindings.DETAILS_FIELDS
+    assert warnings(events)[0] == (
+        "dry run 1 failed: empty in all 2 dry-run items: "
+        "DETAILS_FIELDS seller (`#details-panel .field-vendor`)"
+    )
+    assert warnings(events)[1] == (
+        "DETAILS_FIELDS seller (`#details-panel .field-vendor`) was empty in every dry-run "
+        "item: dropped it from the recipe"
+    )
+    assert {i.split("-")[0] for i in call_ids(events)} == {"dry1", "dry2"}
+    assert [item["title"] for item in generator.dry_run_items] == [
+        r["title"] for r in demo_site.ground_truth("panel")[:2]
+    ]
+
+
+async def test_a_card_field_read_empty_makes_the_items_get_clicked(browser, demo_site):
+    plan = strategy_for("pagination")
+    plan.item_fields["seller"] = field(".vendor")
+    generator = RecipeGenerator(browser, demo_site.url("pagination"), plan, "Extract products")
+    events = await generate(generator)
+    assert generator.recipe is not None, generator.error
+    assert generator.recipe.bindings.CLICK_BEHAVIOR == "shows_panel"
+    assert generator.recipe.bindings.DETAILS_FIELDS["seller"].selector == f"{PANEL} .field-seller"
+    assert warnings(events)[1] == (
+        "ITEM_FIELDS seller (`.vendor`) was empty in every dry-run item: now read by "
+        "DETAILS_FIELDS seller (`#details-panel .field-seller`)"
+    )
+    truth = demo_site.ground_truth("pagination")[:2]
+    assert [item["seller"] for item in generator.dry_run_items] == [r["seller"] for r in truth]
+
+
+async def test_a_list_item_selector_that_cannot_work_is_a_clear_error(browser, demo_site):
+    generator = RecipeGenerator(
+        browser, demo_site.url("panel"), strategy_for("panel", list_item="li.card["), "x"
+    )
+    events = await generate(generator)
+    assert generator.recipe is None
+    assert generator.error is not None and "\n" not in generator.error
+    assert generator.error.startswith("the dry run stopped after 0 items: ")
+    assert "li.card[" in generator.error
+    assert warnings(events) == [f"dry run 1 failed: {generator.error}"]  # no repair for this
+
+
+# --- with a (scripted) model ---------------------------------------------------------------
+
+
+def panel_recipe(**field_changes: str) -> dict[str, Any]:
+    """A recipe for the panel layout as a model would answer it."""
+    details = {name: css for name, css in ANATOMY["panel"].details_fields.items()}
+    return {
+        "bindings": {
+            "LIST": LIST,
+            "LIST_ITEM": ITEM,
+            "CLICK_BEHAVIOR": "shows_panel",
+            "DETAILS_PANEL": PANEL,
+            "DETAILS_LOADED": {"exists": ANATOMY["panel"].details_loaded},
+            "ITEM_FIELDS": {"url": {"selector": ITEM_LINK, "attribute": "href"}},
+            "DETAILS_FIELDS": details | field_changes,
+        },
+        "recipe": {
+            "commands": [
+                {"type": "WAIT_FOR", "target": "page"},
+                {"type": "WAIT_FOR", "target": "list"},
+                {
+                    "type": "FOR_EACH_ITEM_IN_LIST",
+                    "body": [
+                        {"type": "CLICK"},
+                        {"type": "WAIT_FOR", "target": "details"},
+                        {"type": "EXTRACT_DETAILS"},
+                        {"type": "SAVE", "as": "item"},
+                        {"type": "MARK_DONE"},
+                    ],
+                },
+                {"type": "END"},
+            ],
+            "config": {"maxItems": 20},
+        },
+    }
+
+
+INVALID = {"bindings": {"LIST_ITEM": ITEM}, "recipe": {"commands": [{"type": "GRAB"}]}}
+
+
+async def with_model(
+    browser: Browser, site: Any, answers: list[str]
+) -> tuple[RecipeGenerator, list[Event], ScriptedModel]:
+    with ScriptedModel([text(answer) for answer in answers]) as server:
+        llm = LLM(server.model(), api_base=server.api_base, retry=RetryPolicy(attempts=1))
+        generator = RecipeGenerator(
+            browser,
+            site.url("panel"),
+            strategy_for("panel"),
+            "Extract 5 products",
+            max_items=5,
+            llm=llm,
+        )
+        events = await generate(generator)
+    assert server.remaining == 0
+    return generator, events, server
+
+
+async def test_a_valid_model_recipe_is_accepted_after_its_dry_run(browser, demo_site):
+    answer = f"```json\n{json.dumps(panel_recipe())}\n```"
+    generator, events, server = await with_model(browser, demo_site, [answer])
+    assert generator.error is None and generator.recipe is not None
+    # The user's limit replaces the model's 20; a generated id and name complete the answer.
+    assert generator.recipe.recipe.config.max_items == 5
+    assert generator.recipe.recipe.name == "Extract 5 products"
+    assert len([e for e in events if isinstance(e, LLMCall)]) == 1
+    truth = demo_site.ground_truth("panel")[:2]
+    assert accuracy(generator.dry_run_items, truth) == 1.0
+    [request] = server.requests
+    system, user = request.messages
+    assert '"title":"tui-agent recipe"' in system["content"]  # the recipe's JSON Schema
+    assert "TASK: Extract 5 products" in user["content"] and "maxItems: 5" in user["content"]
+    assert "- LIST_ITEM: `li.card`" in user["content"]
+
+
+@pytest.mark.parametrize(
+    ("first", "error_part"),
+    [
+        (json.dumps(INVALID), "unknown command type 'GRAB'"),
+        (
+            json.dumps(panel_recipe(price=f"{PANEL} .field-cost")),
+            "DETAILS_FIELDS price (`#details-panel .field-cost`)",
+        ),
+    ],
+    ids=["invalid-schema", "dry-run-fails"],
+)
+async def test_a_failed_first_answer_is_repaired_on_the_second(
+    browser, demo_site, first, error_part
+):
+    generator, events, server = await with_model(
+        browser, demo_site, [first, json.dumps(panel_recipe())]
+    )
+    assert generator.error is None and generator.recipe is not None
+    assert generator.recipe.bindings.DETAILS_FIELDS["price"].selector == f"{PANEL} .field-price"
+    assert len([e for e in events if isinstance(e, LLMCall)]) == 2
+    assert any(error_part in message for message in warnings(events))
+    repair = server.requests[1].messages
+    assert [m["role"] for m in repair] == ["system", "user", "assistant", "user"]
+    assert repair[2]["content"] == first
+    assert error_part in repair[3]["content"]
+    if "GRAB" not in first:  # a recipe that parsed is sent back with the error
+        assert ".field-cost" in repair[3]["content"].split("The recipe was:")[1]
+
+
+async def test_two_invalid_answers_leave_no_recipe_and_one_clear_error(browser, demo_site):
+    generator, events, _ = await with_model(
+        browser, demo_site, [json.dumps(INVALID), "Sorry, I cannot write recipes."]
+    )
+    assert generator.recipe is None and generator.dry_run_items == []
+    assert generator.error == (
+        "the model's recipe failed twice: the answer holds no JSON object "
+        '{"bindings": ..., "recipe": ...}'
+    )
+    assert not any(isinstance(e, ToolCall) for e in events)  # nothing was worth a dry run
