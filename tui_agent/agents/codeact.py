@@ -19,6 +19,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tui_agent.agents.approval import Approver
 from tui_agent.agents.budget import Budget
@@ -31,6 +32,7 @@ from tui_agent.agents.prompts import (
     task_message,
 )
 from tui_agent.agents.streaming import execute_streaming
+from tui_agent.analysis.models import AgentType
 from tui_agent.config import ConfigError, Settings
 from tui_agent.events import (
     CodeProposed,
@@ -73,6 +75,8 @@ CODE_ACTIONS = {
 """Action names (as the model may write them) that run code, and what they are read as."""
 REASKED = "\n\n*(that reply could not be used; asked again)*\n\n"
 """Streamed into the thought before a re-ask's own thought, so the pane shows what happened."""
+TEST_CONTEXT: dict[str, Any] = {"args": []}
+"""What each step's code runs with (no args, context, url or html): its test context."""
 
 
 @dataclass(frozen=True)
@@ -102,6 +106,7 @@ def codeact_session(
     network: bool = False,
     workspace: Path | None = None,
     timeout: float = DEFAULT_TIMEOUT,
+    agent_type: AgentType = "generic",
 ) -> tuple[SessionStarted, AsyncIterator[Event]]:
     """The SessionStarted and the agent of a code session, ready for a SessionRunner.
 
@@ -150,6 +155,8 @@ def codeact_session(
             "approve": asks,
             "timeout": timeout,
         },
+        agent_type=agent_type,
+        test_context=dict(TEST_CONTEXT),
     )
     agent = run_codeact(
         task,

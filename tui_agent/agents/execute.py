@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tui_agent.agents.streaming import execute_streaming
+from tui_agent.analysis.models import AgentType
 from tui_agent.events import (
     CodeProposed,
     Event,
@@ -34,18 +35,30 @@ def decode_arg(text: str) -> Any:
         return text
 
 
-def exec_started(request: ExecuteRequest, title: str, model: str | None = None) -> SessionStarted:
-    """The SessionStarted of an exec session, with what is needed to run it again."""
+def exec_started(
+    request: ExecuteRequest,
+    title: str,
+    model: str | None = None,
+    agent_type: AgentType | None = None,
+) -> SessionStarted:
+    """The SessionStarted of an exec session, with what is needed to run it again.
+
+    The agent type defaults to "scraper" when the code gets a page (url or html), else
+    "generic"."""
     test_context: dict[str, Any] = {"args": request.args}
     if request.context is not None:
         test_context["context"] = request.context
     if request.url:
         test_context["url"] = request.url
+    if request.html is not None:
+        test_context["html"] = request.html
+    if agent_type is None:
+        agent_type = "scraper" if request.url or request.html is not None else "generic"
     return SessionStarted(
         kind="exec",
         title=title,
         model=model,
-        agent_type="scraper" if request.url or request.html else "generic",
+        agent_type=agent_type,
         params={"timeout": request.timeout, "entrypoint": request.entrypoint},
         test_context=test_context,
     )
@@ -105,6 +118,7 @@ def exec_session(
     workspace: Path,
     network: bool = False,
     model: str | None = None,
+    agent_type: AgentType | None = None,
 ) -> tuple[SessionStarted, AsyncIterator[Event]]:
     """An exec session ready to record: its SessionStarted and its events.
 
@@ -112,7 +126,7 @@ def exec_session(
     recorded; it is started and closed by the event stream itself.
     """
     sandbox = open_sandbox(sandbox_name, workspace=workspace, network=network)
-    return exec_started(request, title, model), _sandboxed(sandbox, request)
+    return exec_started(request, title, model, agent_type), _sandboxed(sandbox, request)
 
 
 async def _sandboxed(sandbox: Sandbox, request: ExecuteRequest) -> AsyncIterator[Event]:

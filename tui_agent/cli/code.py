@@ -6,7 +6,12 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from tui_agent.cli.common import UsageError, add_output_options, record_session
+from tui_agent.cli.common import (
+    UsageError,
+    add_agent_type_option,
+    add_output_options,
+    record_session,
+)
 from tui_agent.config import Settings
 
 
@@ -48,6 +53,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         metavar="URL",
         help="the model server's URL (default: TUI_AGENT_API_BASE or the provider's)",
     )
+    add_agent_type_option(code, "generic")
     add_output_options(code)
     code.set_defaults(handler=cmd_code)
 
@@ -73,6 +79,7 @@ def cmd_code(args: argparse.Namespace, settings: Settings) -> int:
         "network": args.network,
         "workspace": args.workspace,
         "timeout": args.timeout,
+        "agent_type": args.agent_type,
     }
     if args.output == "tui":
         return _in_tui(args.task, options)

@@ -62,6 +62,20 @@ def add_output_options(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(output="tui")
 
 
+AGENT_TYPES = ("scraper", "transformer", "analyzer", "api-client", "generic")
+
+
+def add_agent_type_option(parser: argparse.ArgumentParser, default: str | None) -> None:
+    """--agent-type: what the code does, so feedback and refinement speak its language."""
+    parser.add_argument(
+        "--agent-type",
+        choices=AGENT_TYPES,
+        default=default,
+        help="what the code does; feedback forms and refinement prompts follow it "
+        f"(default: {default or 'scraper with --url, else generic'})",
+    )
+
+
 def run(coro: Coroutine[Any, Any, T]) -> T:
     return asyncio.run(coro)
 

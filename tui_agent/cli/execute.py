@@ -6,7 +6,13 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from tui_agent.cli.common import UsageError, add_output_options, read_json_object, record_session
+from tui_agent.cli.common import (
+    UsageError,
+    add_agent_type_option,
+    add_output_options,
+    read_json_object,
+    record_session,
+)
 from tui_agent.config import Settings
 from tui_agent.sandbox.models import ExecuteRequest
 
@@ -35,6 +41,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     run.add_argument("--network", action="store_true", help="let the code reach the network")
     run.add_argument("--workspace", type=Path, help="host folder mounted at /workspace")
+    add_agent_type_option(run, None)
     add_output_options(run)
     run.set_defaults(handler=cmd_exec)
 
@@ -68,5 +75,6 @@ def cmd_exec(args: argparse.Namespace, settings: Settings) -> int:
         workspace=args.workspace or settings.workspace,
         network=args.network,
         model=settings.model,
+        agent_type=args.agent_type,
     )
     return record_session(settings, started, agent, args.output)

@@ -1,0 +1,217 @@
+"""Resolution checks: every rule of check_feedback, and regressions()."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tui_agent.analysis import analyze_output
+from tui_agent.analysis.models import FeedbackExample, FieldFeedback
+from tui_agent.analysis.resolution import FieldCheck, check_feedback, regressions
+
+
+def check(
+    feedback: FieldFeedback, before: list[Any], after: list[Any], **options: Any
+) -> FieldCheck:
+    return check_feedback(feedback, analyze_output(before), analyze_output(after), after, **options)
+
+
+def rows(field: str, values: list[Any], **extra: Any) -> list[dict[str, Any]]:
+    return [{"id": i, field: value, **extra} for i, value in enumerate(values)]
+
+
+# -- missing ----------------------------------------------------------------------------------
+
+
+def test_missing_is_fixed_when_coverage_reaches_the_target() -> None:
+    result = check(
+        FieldFeedback(field="title", issue="missing"),
+        rows("title", [None] * 5),
+        rows("title", ["a", "b", "c", "d", None]),
+    )
+    assert result.resolved
+    assert (result.before, result.after) == (0.0, 0.8)
+    assert result.detail == "title (missing): 0% -> 80%, fixed"
+
+
+def test_missing_below_the_target_is_not_fixed() -> None:
+    result = check(
+        FieldFeedback(field="title", issue="missing"),
+        rows("title", [None] * 5),
+        rows("title", ["a", "b", "c", None, None]),
+    )
+    assert not result.resolved
+    assert "coverage 60% is below the 80% target" in result.detail
+
+
+def test_the_target_can_be_changed() -> None:
+    feedback = FieldFeedback(field="title", issue="missing")
+    before, after = rows("title", [None] * 4), rows("title", ["a", "b", None, None])
+    assert not check(feedback, before, after).resolved
+    assert check(feedback, before, after, target_coverage=0.5).resolved
+
+
+def test_a_field_absent_from_the_output_counts_as_zero_coverage() -> None:
+    result = check(FieldFeedback(field="title", issue="missing"), rows("x", [1]), rows("x", [1]))
+    assert (result.resolved, result.before, result.after) == (False, 0.0, 0.0)
+
+
+def test_missing_also_needs_the_given_examples() -> None:
+    feedback = FieldFeedback(
+        field="title", issue="missing", examples=[FeedbackExample(expected_output="Oak desk")]
+    )
+    before = rows("title", [None, None])
+    assert not check(feedback, before, rows("title", ["x", "y"])).resolved
+    assert check(feedback, before, rows("title", ["Oak desk", "y"])).resolved
+
+
+# -- wrong / format ---------------------------------------------------------------------------
+
+
+def test_wrong_is_fixed_when_the_expected_output_appears_for_its_input() -> None:
+    feedback = FieldFeedback(
+        field="price",
+        issue="wrong",
+        examples=[FeedbackExample(input="Oak desk", expected_output="249.00")],
+    )
+    before = [{"title": "Oak desk", "price": "$1"}, {"title": "Lamp", "price": "$2"}]
+    fixed = [{"title": "Oak desk", "price": 249.0}, {"title": "Lamp", "price": 89.5}]
+    elsewhere = [{"title": "Oak desk", "price": 89.5}, {"title": "Lamp", "price": 249.0}]
+    assert check(feedback, before, fixed).resolved
+    result = check(feedback, before, elsewhere)
+    assert not result.resolved
+    assert "expected '249.00' for 'Oak desk'" in result.detail
+
+
+def test_an_example_whose_input_is_in_no_item_needs_its_output_anywhere() -> None:
+    feedback = FieldFeedback(
+        field="date",
+        issue="format",
+        examples=[FeedbackExample(input="5 Jan 2024", expected_output="2024-01-05")],
+    )
+    before = rows("date", ["5 Jan 2024", "6 Jan 2024"])
+    assert check(feedback, before, rows("date", ["2024-01-05", "2024-01-06"])).resolved
+    assert not check(feedback, before, rows("date", ["05/01/2024", "06/01/2024"])).resolved
+
+
+def test_wrong_needs_the_correct_value() -> None:
+    feedback = FieldFeedback(field="currency", issue="wrong", correct_value="EUR")
+    before = rows("currency", ["$", "$"])
+    assert check(feedback, before, rows("currency", ["EUR", "EUR"])).resolved
+    result = check(feedback, before, rows("currency", ["USD", "USD"]))
+    assert not result.resolved and "'EUR' does not appear" in result.detail
+
+
+def test_format_needs_every_value_to_match_the_pattern() -> None:
+    feedback = FieldFeedback(field="price", issue="format", correct_pattern=r"\d+\.\d{2}")
+    before = rows("price", ["$1", "$2", "$3"])
+    assert check(feedback, before, rows("price", ["1.00", "2.50", "3.99"])).resolved
+    result = check(feedback, before, rows("price", ["1.00", "2.5", "3.99"]))
+    assert not result.resolved
+    assert "1 of 3 values do not match" in result.detail and "'2.5'" in result.detail
+
+
+def test_a_broken_pattern_is_reported_not_raised() -> None:
+    feedback = FieldFeedback(field="price", issue="format", correct_pattern="(")
+    result = check(feedback, rows("price", ["1"]), rows("price", ["1"]))
+    assert not result.resolved and "not a valid regular expression" in result.detail
+
+
+def test_format_needs_consistent_kinds() -> None:
+    feedback = FieldFeedback(field="link", issue="format", notes="absolute urls")
+    before = rows("link", ["/p/1", "/p/2"])
+    result = check(feedback, before, rows("link", ["https://shop.test/p/1", "/p/2"]))
+    assert not result.resolved and "mixed kinds" in result.detail
+    assert check(
+        feedback, before, rows("link", ["https://shop.test/p/1", "https://shop.test/p/2"])
+    ).resolved
+
+
+def test_wrong_without_evidence_needs_changed_values() -> None:
+    feedback = FieldFeedback(field="title", issue="wrong", notes="the product name, not the shop")
+    before = rows("title", ["Shop", "Shop"])
+    result = check(feedback, before, rows("title", ["Shop", "Shop"]))
+    assert not result.resolved and "did not change" in result.detail
+    assert check(feedback, before, rows("title", ["Oak desk", "Lamp"])).resolved
+
+
+def test_wrong_may_not_lower_the_fields_coverage() -> None:
+    feedback = FieldFeedback(field="price", issue="wrong", correct_value="249")
+    before = rows("price", ["1", "2", "3", "4"])
+    result = check(feedback, before, rows("price", ["249", None, None, None]))
+    assert not result.resolved and "coverage fell (100% -> 25%)" in result.detail
+
+
+# -- partial ----------------------------------------------------------------------------------
+
+
+def test_partial_is_fixed_when_coverage_rises_and_kinds_agree() -> None:
+    feedback = FieldFeedback(field="rating", issue="partial")
+    before = rows("rating", [4.5, None, None, None])
+    assert check(feedback, before, rows("rating", [4.5, 3.0, None, None])).resolved
+    same = check(feedback, before, rows("rating", [4.5, None, None, None]))
+    assert not same.resolved and "did not rise (25% -> 25%)" in same.detail
+
+
+def test_partial_with_mixed_kinds_is_not_fixed() -> None:
+    feedback = FieldFeedback(field="rating", issue="partial")
+    before = rows("rating", [4.5, None, None])
+    result = check(feedback, before, rows("rating", [4.5, "four", 3]))
+    assert not result.resolved and "mixed kinds" in result.detail
+
+
+def test_partial_at_full_coverage_is_fixed_once_the_kinds_agree() -> None:
+    feedback = FieldFeedback(field="rating", issue="partial")
+    before = rows("rating", [4.5, "four", 3])
+    assert check(feedback, before, rows("rating", [4.5, 4, 3])).resolved
+
+
+def test_nested_fields_are_checked_by_their_dotted_name() -> None:
+    feedback = FieldFeedback(
+        field="seller.name", issue="wrong", examples=[FeedbackExample(expected_output="Ana")]
+    )
+    before = [{"seller": {"name": "?"}}]
+    assert check(feedback, before, [{"seller": {"name": "Ana"}}]).resolved
+
+
+def test_no_prior_analysis_counts_as_zero_coverage() -> None:
+    after = rows("title", ["a"])
+    result = check_feedback(
+        FieldFeedback(field="title", issue="missing"), None, analyze_output(after), after
+    )
+    assert result.resolved and result.before == 0.0
+
+
+@pytest.mark.parametrize(
+    ("value", "expected", "same"),
+    [("249", 249.0, True), (" Oak ", "Oak", True), (True, "true", True), ("1", 2, False)],
+)
+def test_values_compare_loosely(value: Any, expected: Any, same: bool) -> None:
+    feedback = FieldFeedback(
+        field="v", issue="wrong", examples=[FeedbackExample(expected_output=expected)]
+    )
+    assert check(feedback, rows("v", ["x"]), rows("v", [value])).resolved is same
+
+
+# -- regressions ------------------------------------------------------------------------------
+
+
+def test_regressions_name_fields_whose_coverage_fell() -> None:
+    before = analyze_output([{"a": 1, "b": 2, "c": 3}, {"a": 1, "b": 2, "c": None}])
+    after = analyze_output([{"a": 1, "b": None, "c": 3}, {"a": 1, "b": 2, "c": 3}])
+    assert regressions(before, after) == ["b"]
+
+
+def test_regressions_count_a_vanished_field_and_skip_ignored_ones() -> None:
+    before = analyze_output([{"a": 1, "b": 2}])
+    after = analyze_output([{"a": None}])
+    assert regressions(before, after) == ["a", "b"]
+    assert regressions(before, after, ignore=["a"]) == ["b"]
+
+
+def test_no_regression_without_a_baseline_or_with_more_items() -> None:
+    after = analyze_output([{"a": None}])
+    assert regressions(None, after) == []
+    before = analyze_output([{"a": 1}, {"a": None}])
+    assert regressions(before, analyze_output([{"a": 1}, {"a": 2}, {"a": None}])) == []

@@ -1,0 +1,167 @@
+"""What code and recipe refinement share: the outcome, starting one, and the user's decision.
+
+A refinement appends to an existing session (issue 7's event protocol): an original
+Artifact when the session has none, per attempt RefinementProgress, the model's stream and the
+run, then a candidate Artifact and a last RefinementProgress. `decide` records the user's
+VersionDecided and, on accept, re-runs the version so the items table shows its output.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from tui_agent.analysis.models import FieldFeedback, OutputAnalysis
+from tui_agent.analysis.resolution import FieldCheck, percent
+from tui_agent.events import Artifact, ArtifactFormat, Event, VersionDecided
+from tui_agent.session import SessionState
+
+if TYPE_CHECKING:
+    from tui_agent.config import Settings
+    from tui_agent.llm import LLM
+
+MAX_ATTEMPTS = 5
+TARGET_COVERAGE = 0.8
+
+
+class RefinementError(Exception):
+    """A session that cannot be refined or decided on; the message is one line."""
+
+
+@dataclass
+class RefinementOutcome:
+    """How a refinement ended: its candidate (None when no attempt improved anything)."""
+
+    name: str
+    candidate: Artifact | None
+    fixed: list[str] = field(default_factory=list)
+    remaining: list[str] = field(default_factory=list)
+    attempts: int = 0
+    items: list[Any] = field(default_factory=list)
+    analysis: OutputAnalysis | None = None
+    error: str | None = None
+
+
+class Refinement(Protocol):
+    """A refinement ready to run; `outcome` is set when `run` is exhausted."""
+
+    outcome: RefinementOutcome | None
+
+    def run(self) -> AsyncIterator[Event]: ...
+
+
+def is_recipe_session(state: SessionState) -> bool:
+    """Whether the session's items come from a recipe rather than from code."""
+    return bool(state.artifacts.get("recipe")) or "recipe" in state.test_context
+
+
+def start_refinement(
+    state: SessionState,
+    feedback: list[FieldFeedback],
+    *,
+    settings: Settings,
+    llm: LLM | None,
+    max_attempts: int = MAX_ATTEMPTS,
+    target_coverage: float = TARGET_COVERAGE,
+) -> Refinement:
+    """A RecipeRefinement for recipe sessions, else a CodeRefinement.
+
+    Raises RefinementError when the session cannot be refined (no feedback, no code that
+    produced items, no test context, no model for code, an unsafe sandbox, ...).
+    """
+    if not feedback:
+        raise RefinementError("no feedback to act on: name at least one field and its issue")
+    if max_attempts < 1:
+        raise RefinementError("max attempts must be at least 1")
+    if not 0 < target_coverage <= 1:
+        raise RefinementError("the target coverage must be above 0 and at most 1 (e.g. 0.8)")
+    options: dict[str, Any] = {
+        "settings": settings,
+        "llm": llm,
+        "max_attempts": max_attempts,
+        "target_coverage": target_coverage,
+    }
+    if is_recipe_session(state):
+        from tui_agent.agents.refine_recipe import RecipeRefinement
+
+        return RecipeRefinement(state, feedback, **options)
+    from tui_agent.agents.refine import CodeRefinement
+
+    return CodeRefinement(state, feedback, **options)
+
+
+async def decide(
+    state: SessionState,
+    name: str,
+    version: int,
+    accepted: bool,
+    *,
+    settings: Settings,
+    reason: str = "",
+) -> AsyncIterator[Event]:
+    """VersionDecided for `version` of artifact `name`; on accept, the re-run's events end
+    with ItemsExtracted(replace=True) and OutputAnalyzed (or a Log saying why they did not)."""
+    artifact = state.artifact(name, version)
+    if artifact is None:
+        raise RefinementError(f"the session has no version {version} of {name!r}")
+    if not artifact.candidate:
+        raise RefinementError(f"version {version} of {name!r} is not a candidate to decide on")
+    yield VersionDecided(name=name, version=version, accepted=accepted, reason=reason)
+    if not accepted:
+        return
+    if name == "recipe":
+        from tui_agent.agents.refine_recipe import rerun_recipe
+
+        url = state.test_context.get("url")
+        if not url:
+            raise RefinementError("the session has no test url to re-run the recipe on")
+        recipe = json.loads(artifact.content)
+        max_items = state.params.get("max_items")
+        async for event in rerun_recipe(recipe, url, settings=settings, max_items=max_items):
+            yield event
+        return
+    from tui_agent.agents.refine_run import rerun_code
+
+    async for event in rerun_code(state, artifact.content, settings=settings):
+        yield event
+
+
+def next_version(state: SessionState, name: str) -> int:
+    """The version number the next artifact called `name` gets."""
+    return max((a.version for a in state.artifacts.get(name, ())), default=0) + 1
+
+
+def original_artifact(
+    state: SessionState, name: str, content: str, format: ArtifactFormat
+) -> Artifact | None:
+    """Version 1 (the version in use) when the session has no artifact `name` yet."""
+    if state.artifacts.get(name):
+        return None
+    return Artifact(name=name, content=content, format=format, version=1, origin="original")
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def progress_message(fixed: Sequence[str], remaining: Sequence[FieldFeedback]) -> str:
+    """ "Fixed 1 field, 1 remaining" (as an attempt's progress)."""
+    return f"Fixed {plural(len(fixed), 'field')}, {len(remaining)} remaining"
+
+
+def outcome_message(fixed: Sequence[str], remaining: Sequence[FieldFeedback]) -> str:
+    """The last progress line: "Fixed 2 fields", "Fixed 1 field, 1 remaining: price (wrong)"."""
+    if not remaining:
+        return f"Fixed {plural(len(fixed), 'field')}"
+    named = ", ".join(f"{f.field} ({f.issue})" for f in remaining)
+    return f"Fixed {plural(len(fixed), 'field')}, {len(remaining)} remaining: {named}"
+
+
+def version_summary(checks: Sequence[FieldCheck]) -> str:
+    """ "title 0% -> 100% (fixed); price 100% -> 100%" for a candidate artifact."""
+    return "; ".join(
+        f"{c.field} {percent(c.before)} -> {percent(c.after)}" + (" (fixed)" if c.resolved else "")
+        for c in checks
+    )

@@ -1,0 +1,193 @@
+"""Whether a refined version resolved the user's field feedback (seed 000 section 5).
+
+Rules, per issue (coverage is populated / items, 0..1, of the field in an analysis):
+
+- missing: the coverage reaches the target (80 % by default).
+- wrong / format: the coverage did not fall, the field's kinds are consistent (not mixed), every
+  given example's expected output appears (in the item whose values hold the example's input,
+  when some item does), the correct value appears, and every populated value fully matches the
+  correct pattern. With none of examples, value or pattern given, the field's first values
+  (the analysis examples) must have changed.
+- partial: the coverage rises (or is complete) and the kinds are consistent.
+
+Evidence the user gave (examples, correct value, correct pattern) is checked for every issue.
+Values compare loosely: equal, equal as stripped text, or equal as numbers ("249" == 249.0).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from tui_agent.analysis.flatten import flatten_item, is_empty
+from tui_agent.analysis.models import FeedbackExample, FieldFeedback, OutputAnalysis
+
+
+@dataclass(frozen=True)
+class FieldCheck:
+    """The verdict on one feedback item: coverages before and after, and why."""
+
+    field: str
+    issue: str
+    resolved: bool
+    before: float
+    """Coverage 0..1 of the field before the change."""
+    after: float
+    """Coverage 0..1 of the field after it."""
+    detail: str
+
+
+def coverage(analysis: OutputAnalysis | None, field: str) -> Fraction:
+    """The exact share of records in which `field` is populated (0 when absent)."""
+    if analysis is None or not analysis.item_count:
+        return Fraction(0)
+    definition = analysis.field(field)
+    if definition is None:
+        return Fraction(0)
+    return Fraction(definition.populated, analysis.item_count)
+
+
+def percent(share: Fraction | float) -> str:
+    """A coverage as a whole percentage, e.g. "80%"."""
+    return f"{round(float(share) * 100)}%"
+
+
+def check_feedback(
+    feedback: FieldFeedback,
+    before: OutputAnalysis | None,
+    after: OutputAnalysis,
+    items: list[Any],
+    *,
+    target_coverage: float = 0.8,
+) -> FieldCheck:
+    """Whether `feedback` is resolved by the output `items` (analysed as `after`)."""
+    name = feedback.field
+    was, now = coverage(before, name), coverage(after, name)
+    values = _field_values(items, name)
+    problems = _evidence_problems(feedback, items, values)
+    if feedback.issue == "missing":
+        if now < Fraction(target_coverage).limit_denominator(10_000):
+            problems.insert(
+                0, f"coverage {percent(now)} is below the {percent(target_coverage)} target"
+            )
+    elif feedback.issue == "partial":
+        if now <= was and now < 1:
+            problems.insert(0, f"coverage did not rise ({percent(was)} -> {percent(now)})")
+        problems.extend(_mixed(after, name))
+    else:
+        if now < was:
+            problems.insert(0, f"coverage fell ({percent(was)} -> {percent(now)})")
+        problems.extend(_mixed(after, name))
+        if not _has_evidence(feedback) and not problems and not _changed(before, after, name):
+            problems.append("its values did not change")
+    head = f"{name} ({feedback.issue}): {percent(was)} -> {percent(now)}"
+    detail = f"{head}, fixed" if not problems else f"{head}, not fixed: {'; '.join(problems)}"
+    return FieldCheck(name, feedback.issue, not problems, float(was), float(now), detail)
+
+
+def regressions(
+    before: OutputAnalysis | None, after: OutputAnalysis, ignore: Iterable[str] = ()
+) -> list[str]:
+    """The fields of `before` whose coverage is lower in `after` (except those in `ignore`)."""
+    if before is None:
+        return []
+    skipped = set(ignore)
+    return [
+        f.name
+        for f in before.fields
+        if f.name not in skipped and coverage(after, f.name) < coverage(before, f.name)
+    ]
+
+
+def _field_values(items: list[Any], name: str) -> list[Any]:
+    return [flatten_item(item).get(name) for item in items if isinstance(item, dict)]
+
+
+def _has_evidence(feedback: FieldFeedback) -> bool:
+    return bool(feedback.examples or feedback.correct_value or feedback.correct_pattern)
+
+
+def _evidence_problems(feedback: FieldFeedback, items: list[Any], values: list[Any]) -> list[str]:
+    """What the user's examples, correct value and correct pattern say is still wrong."""
+    problems = [
+        _missing_example(example)
+        for example in feedback.examples
+        if not _example_holds(example, feedback.field, items, values)
+    ]
+    if feedback.correct_value and not any(_same(v, feedback.correct_value) for v in values):
+        problems.append(f"the correct value {feedback.correct_value!r} does not appear")
+    if feedback.correct_pattern:
+        problems.extend(_pattern_problems(feedback.correct_pattern, values))
+    return problems
+
+
+def _missing_example(example: FeedbackExample) -> str:
+    wanted = f"expected {example.expected_output!r}"
+    return wanted if is_empty(example.input) else f"{wanted} for {example.input!r}"
+
+
+def _example_holds(
+    example: FeedbackExample, name: str, items: list[Any], values: list[Any]
+) -> bool:
+    """The expected output appears in the items holding the example's input (if any do),
+    else anywhere in the field."""
+    if not is_empty(example.input):
+        flat = [flatten_item(item) for item in items if isinstance(item, dict)]
+        holders = [
+            record
+            for record in flat
+            if any(_same(v, example.input) for key, v in record.items() if key != name)
+        ]
+        if holders:
+            return any(_same(record.get(name), example.expected_output) for record in holders)
+    return any(_same(value, example.expected_output) for value in values)
+
+
+def _pattern_problems(pattern: str, values: list[Any]) -> list[str]:
+    try:
+        compiled = re.compile(pattern)
+    except re.error as exc:
+        return [f"the correct pattern {pattern!r} is not a valid regular expression ({exc})"]
+    populated = [value for value in values if not is_empty(value)]
+    bad = [value for value in populated if not compiled.fullmatch(str(value).strip())]
+    if not populated:
+        return [f"no value to match {pattern!r}"]
+    if bad:
+        return [f"{len(bad)} of {len(populated)} values do not match {pattern!r} (e.g. {bad[0]!r})"]
+    return []
+
+
+def _mixed(analysis: OutputAnalysis, name: str) -> list[str]:
+    definition = analysis.field(name)
+    if definition is None or not definition.mixed:
+        return []
+    kinds = ", ".join(f"{kind} {count}" for kind, count in definition.type_counts.items())
+    return [f"its values are of mixed kinds ({kinds})"]
+
+
+def _changed(before: OutputAnalysis | None, after: OutputAnalysis, name: str) -> bool:
+    old = before.field(name) if before is not None else None
+    new = after.field(name)
+    old_examples = old.examples if old is not None else []
+    new_examples = new.examples if new is not None else []
+    return new_examples != old_examples
+
+
+def _same(value: Any, expected: Any) -> bool:
+    """Loose equality: equal, equal stripped texts, or equal numbers."""
+    if value == expected and type(value) is type(expected):
+        return True
+    if is_empty(value) or is_empty(expected):
+        return False
+    if isinstance(value, bool) or isinstance(expected, bool):
+        return str(value).strip().lower() == str(expected).strip().lower()
+    left, right = str(value).strip(), str(expected).strip()
+    if left == right:
+        return True
+    try:
+        return float(left) == float(right)
+    except ValueError:
+        return False
