@@ -80,7 +80,7 @@ async def test_offline_planner_extracts_the_ground_truth_on_every_layout(
     assert len(state.items) == limit
     accuracy = field_accuracy(state.items, truth)
     assert accuracy >= 0.95, (layout, accuracy, state.items[0], truth[0])
-    assert [p.name for p in state.phases] == ["load", "plan", "recipe", "load", "list"]
+    assert [p.name for p in state.phases] == ["load", "plan", "recipe", "list"]
     assert all(p.finished is not None and p.finished.ok for p in state.phases)
     assert state.artifact("strategy") is not None and state.artifact("recipe") is not None
     assert state.llm_calls == 0

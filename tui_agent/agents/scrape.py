@@ -109,7 +109,13 @@ def scrape_session(
         test_context={"url": url, "task": task},
     )
     agent = ScrapeAgent(
-        url, task, llm=llm, max_items=limit, save_recipe=save_recipe, max_tool_calls=max_tool_calls
+        url,
+        task,
+        llm=llm,
+        offline_first=planner != "llm",
+        max_items=limit,
+        save_recipe=save_recipe,
+        max_tool_calls=max_tool_calls,
     )
     return started, agent.run(executable)
 
@@ -123,6 +129,7 @@ class ScrapeAgent:
         task: str,
         *,
         llm: LLM | None,
+        offline_first: bool = True,
         max_items: int | None,
         save_recipe: Path | None = None,
         max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
@@ -130,6 +137,7 @@ class ScrapeAgent:
         self.url = url
         self.task = task
         self.llm = llm
+        self.offline_first = offline_first or llm is None
         self.max_items = max_items
         self.save_recipe = save_recipe
         self.max_tool_calls = max_tool_calls
@@ -223,30 +231,33 @@ class ScrapeAgent:
         return page
 
     async def _plan(self, page: Page) -> AsyncIterator[Event]:
+        """The offline planner (unless --planner llm), then the model given its findings."""
         probes = Probes(page)
-        offline = OfflinePlanner(probes, self.task, self.url)
-        async for event in offline.run():
-            yield event
-        strategy, origin, output = offline.strategy, "offline planner", offline.output
-        if self.llm is not None:
-            if offline.error:
+        strategy: Strategy | None = None
+        origin = output = ""
+        why = "the offline planner found no list to extract"
+        if self.offline_first:
+            offline = OfflinePlanner(probes, self.task, self.url)
+            async for event in offline.run():
+                yield event
+            strategy, origin, output = offline.strategy, "offline planner", offline.output
+            why = offline.error or why
+            if offline.error and self.llm is not None:
                 yield Log(level="warning", message=f"offline planner: {offline.error}")
+        if self.llm is not None:
             planner = StrategyPlanner(
                 self.llm,
                 probes,
                 self.task,
                 self.url,
                 max_tool_calls=self.max_tool_calls,
-                hints=offline.strategy,
+                hints=strategy,
             )
             async for event in planner.run():
                 yield event
             if planner.strategy is not None:
-                strategy, origin, output = (
-                    planner.strategy,
-                    f"model planner ({self.llm.model})",
-                    planner.output,
-                )
+                strategy, output = planner.strategy, planner.output
+                origin = f"model planner ({self.llm.model})"
             elif strategy is not None:
                 yield Log(
                     level="warning",
@@ -254,8 +265,8 @@ class ScrapeAgent:
                 )
             else:
                 raise _Failed(f"no strategy: {planner.error}", "PlannerFailed")
-        elif strategy is None:
-            raise _Failed(f"no strategy: {offline.error}", "PlannerFailed")
+        if strategy is None:
+            raise _Failed(f"no strategy: {why}", "PlannerFailed")
         self.strategy = strategy
         yield Artifact(
             name="strategy",
