@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
-from tui_agent.cli.common import open_store, run
+from tui_agent.cli.common import UsageError, open_store, run
 from tui_agent.config import Settings
 from tui_agent.printer import render_event, session_report, sessions_table
 from tui_agent.store import SessionNotFound, Store, StoreError, read_jsonl
@@ -37,6 +38,14 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     export.add_argument("session", metavar="ID")
     export.add_argument("-o", "--output", type=Path, required=True, metavar="FILE")
     export.set_defaults(handler=cmd_sessions_export)
+    feedback = verbs.add_parser(
+        "feedback", parents=[common], help="write a session's field feedback as JSON"
+    )
+    feedback.add_argument("session", metavar="ID")
+    feedback.add_argument(
+        "-o", "--output", required=True, metavar="FILE", help="the JSON file ('-': stdout)"
+    )
+    feedback.set_defaults(handler=cmd_sessions_feedback)
     imp = verbs.add_parser("import", parents=[common], help="read sessions from JSONL files")
     imp.add_argument("files", nargs="+", type=Path, metavar="FILE")
     imp.add_argument(
@@ -159,6 +168,29 @@ def cmd_sessions_export(args: argparse.Namespace, settings: Settings) -> int:
             session_id = await store.resolve(args.session)
             count = await store.export_jsonl(session_id, args.output)
         print(f"exported {count} events of {session_id} to {args.output}")
+        return 0
+
+    return run(go())
+
+
+def cmd_sessions_feedback(args: argparse.Namespace, settings: Settings) -> int:
+    """The session's FieldFeedback list, in the order given, as a JSON array."""
+
+    async def go() -> int:
+        async with await open_store(settings) as store:
+            session_id = await store.resolve(args.session)
+            state = await store.state(session_id)
+        document = [feedback.model_dump(mode="json") for feedback in state.feedback]
+        text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+        if args.output == "-":
+            sys.stdout.write(text)
+            return 0
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from exc
+        items = "item" if len(document) == 1 else "items"
+        print(f"wrote {len(document)} feedback {items} of {session_id} to {args.output}")
         return 0
 
     return run(go())

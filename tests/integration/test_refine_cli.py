@@ -1,0 +1,222 @@
+"""`tui-agent refine` and `sessions feedback` end to end: real processes, SQLite and Chromium.
+
+A scrape session of recipes/demo-panel.json with a broken price binding is recorded once by
+`tui-agent recipe run`; each test refines its own copy of that database.
+"""
+
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support.requirements import require_chromium
+
+from tui_agent.analysis import analyze_output
+from tui_agent.events import ItemsExtracted, OutputAnalyzed, SessionEnded, SessionStarted
+from tui_agent.session import SessionRunner, SessionState
+from tui_agent.store import Store
+from tui_agent.web.demo_site import DemoSite
+
+RECIPES = Path(__file__).resolve().parents[2] / "recipes"
+MAX_ITEMS = "5"
+
+
+def tui_agent(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tui_agent", "--db", str(db), *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={
+            **os.environ,
+            "TUI_AGENT_CONFIG_FILE": str(db.parent / "none.toml"),
+            "TUI_AGENT_MODEL": "",
+        },
+        stdin=subprocess.DEVNULL,
+        cwd=db.parent,
+    )
+
+
+@pytest.fixture(scope="module")
+def demo():
+    with DemoSite() as site:
+        yield site
+
+
+@pytest.fixture(scope="module")
+def recorded(demo, tmp_path_factory) -> tuple[Path, str]:
+    """A database with one recorded run of the broken recipe, and the session's id."""
+    require_chromium()
+    folder = tmp_path_factory.mktemp("recorded")
+    document = json.loads((RECIPES / "demo-panel.json").read_text())
+    document["bindings"]["DETAILS_FIELDS"]["price"] = ".nope"
+    recipe = folder / "broken.json"
+    recipe.write_text(json.dumps(document))
+    db = folder / "s.db"
+    url = demo.url("panel")
+    result = tui_agent(
+        db, "recipe", "run", str(recipe), "--url", url, "--max-items", MAX_ITEMS, "--json"
+    )
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    [analysis] = [e["analysis"] for e in events if e["type"] == "output_analyzed"]
+    assert next(f for f in analysis["fields"] if f["name"] == "price")["coverage"] == 0
+    return db, events[0]["session_id"]
+
+
+def copy_db(recorded: tuple[Path, str], tmp_path: Path) -> tuple[Path, str]:
+    db, session_id = recorded
+    for path in db.parent.glob(db.name + "*"):
+        shutil.copy(path, tmp_path / path.name)
+    return tmp_path / db.name, session_id
+
+
+def stored_state(db: Path, session_id: str) -> SessionState:
+    """The session as the store folds it now (read in this process)."""
+
+    async def read() -> SessionState:
+        async with await Store.open(db) as store:
+            return await store.state(session_id)
+
+    return asyncio.run(read())
+
+
+@pytest.mark.chromium
+def test_refine_headless_accept_fixes_the_field_and_refreshes_the_items(tmp_path, demo, recorded):
+    db, session_id = copy_db(recorded, tmp_path)
+    result = tui_agent(
+        db,
+        "refine",
+        session_id[:6],
+        "--field",
+        "price",
+        "--issue",
+        "missing",
+        "--selector",
+        ".field-price",
+        "--headless",
+        "--accept",
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Fixed 1 field" in result.stdout
+    assert '+      "price": ".field-price",' in result.stdout  # the diff of the bindings
+    assert '-      "price": ".nope",' in result.stdout
+
+    after = stored_state(db, session_id)
+    assert after.analysis.field("price").coverage == 100
+    assert after.llm_calls == 0 and after.current_versions == {"recipe": 2}
+    truth = [row["price"] for row in demo.ground_truth("panel")[: int(MAX_ITEMS)]]
+    assert [item["price"] for item in after.items] == truth
+
+    exported = tui_agent(db, "sessions", "feedback", session_id, "-o", "-")
+    assert exported.returncode == 0, exported.stderr
+    [feedback] = json.loads(exported.stdout)
+    assert (feedback["field"], feedback["issue"], feedback["correct_selector"]) == (
+        "price",
+        "missing",
+        ".field-price",
+    )
+    written = tui_agent(db, "sessions", "feedback", session_id, "-o", str(tmp_path / "fb.json"))
+    assert written.returncode == 0, written.stderr
+    assert json.loads((tmp_path / "fb.json").read_text()) == [feedback]
+
+
+@pytest.mark.chromium
+def test_refine_json_leaves_the_candidate_waiting_until_decided(tmp_path, recorded):
+    db, session_id = copy_db(recorded, tmp_path)
+    result = tui_agent(
+        db,
+        "refine",
+        session_id,
+        "--field",
+        "price",
+        "--issue",
+        "missing",
+        "--selector",
+        ".field-price",
+        "--json",
+    )
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    assert events[0]["type"] == "feedback_submitted"
+    artifacts = [(e["version"], e["candidate"]) for e in events if e["type"] == "artifact"]
+    assert artifacts == [(1, False), (2, True)]
+    assert events[-1]["type"] == "refinement_progress"
+    assert events[-1]["message"] == "Fixed 1 field"
+    assert not [e for e in events if e["type"] in ("version_decided", "llm_call")]
+    assert f"tui-agent refine {session_id} --accept" in result.stderr
+    waiting = stored_state(db, session_id)
+    assert waiting.analysis.field("price").coverage == 0  # nothing replaced yet
+    assert waiting.current_versions == {"recipe": 1}
+    rejected = tui_agent(db, "refine", session_id, "--reject", "--json")
+    assert rejected.returncode == 0, rejected.stderr
+    [decided] = [json.loads(line) for line in rejected.stdout.splitlines()]
+    assert (decided["type"], decided["version"], decided["accepted"]) == (
+        "version_decided",
+        2,
+        False,
+    )
+    assert stored_state(db, session_id).event_count == waiting.event_count + 1
+    again = tui_agent(db, "refine", session_id, "--accept")
+    assert again.returncode == 2
+    assert "no candidate waiting for a decision" in again.stderr
+
+
+async def _record_without_browser(db: Path) -> tuple[str, str]:
+    """A session with items and one without, recorded straight into the store."""
+    items = [{"title": "Kettle", "price": None}]
+    ids = []
+    async with await Store.open(db) as store:
+        for recorded_items in (items, []):
+            events = [ItemsExtracted(items=recorded_items)] if recorded_items else []
+            events.append(OutputAnalyzed(analysis=analyze_output(recorded_items)))
+            events.append(SessionEnded(status="completed"))
+
+            async def agent(events=events):
+                for event in events:
+                    yield event
+
+            started = SessionStarted(
+                kind="scrape",
+                title="recipe",
+                agent_type="scraper",
+                test_context={
+                    "url": "http://127.0.0.1:9/",
+                    "recipe": json.loads((RECIPES / "demo-panel.json").read_text()),
+                },
+            )
+            state = await SessionRunner(store).run(started, agent())
+            ids.append(state.session_id)
+    return ids[0], ids[1]
+
+
+async def _event_counts(db: Path) -> dict[str, int]:
+    async with await Store.open(db) as store:
+        return {s.session_id: s.event_count for s in await store.list_sessions()}
+
+
+def test_bad_input_is_one_line_exit_2_and_records_nothing(tmp_path):
+    db = tmp_path / "s.db"
+    with_items, without_items = asyncio.run(_record_without_browser(db))
+    before = asyncio.run(_event_counts(db))
+    fix = ("--issue", "missing", "--selector", ".field-price")
+    cases = {
+        "no session 'zzz'": ("zzz", "--field", "price", *fix),
+        "has no field 'cost' (fields: title, price)": (with_items, "--field", "cost", *fix),
+        "has no items to give feedback on": (without_items, "--field", "price", *fix),
+        "is not IN=>OUT": (with_items, "--field", "price", *fix, "--example", "12.5"),
+        "--issue is required": (with_items, "--field", "price"),
+        "no model to propose one": (with_items, "--field", "price", "--issue", "missing"),
+        "no candidate waiting": (with_items, "--accept"),
+    }
+    for message, args in cases.items():
+        result = tui_agent(db, "refine", *args)
+        assert result.returncode == 2, (args, result.stderr)
+        assert message in result.stderr, (args, result.stderr)
+        assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+        assert "Traceback" not in result.stderr
+    assert asyncio.run(_event_counts(db)) == before

@@ -1,0 +1,300 @@
+"""`tui-agent refine SESSION --field F --issue I ...`: fix a field of a recorded session.
+
+The feedback is recorded on the session, the refinement's attempts are printed as they run
+(headless, or as JSON lines), and the candidate version is accepted or rejected: with
+--accept / --reject, by answering the prompt in a terminal, or later with
+`tui-agent refine SESSION --accept`. Bad input (an unknown session or field, a session
+without items, a malformed --example) is one line on stderr, exit code 2, and nothing is
+recorded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import sys
+from typing import Any
+
+from rich.console import Console
+from rich.syntax import Syntax
+
+from tui_agent.agents.refinement import MAX_ATTEMPTS
+from tui_agent.analysis.models import FeedbackExample, FieldFeedback
+from tui_agent.cli.common import UsageError, add_output_options, open_store, run
+from tui_agent.config import Settings
+from tui_agent.events import (
+    Artifact,
+    Event,
+    FeedbackSubmitted,
+    ItemsExtracted,
+    VersionDecided,
+    dump_event,
+)
+from tui_agent.printer import EventPrinter
+from tui_agent.session import SessionRunner, SessionState
+from tui_agent.store import StoreError
+
+USAGE_EXIT = 2
+ISSUES = ("missing", "wrong", "partial", "format")
+
+
+def register(commands: Any, common: argparse.ArgumentParser) -> None:
+    refine = commands.add_parser(
+        "refine",
+        parents=[common],
+        help="fix a field of a recorded session from feedback, then accept or reject the result",
+    )
+    refine.add_argument("session", metavar="SESSION", help="session id (or a unique prefix)")
+    refine.add_argument("--field", metavar="F", help="the field (column) to fix")
+    refine.add_argument("--issue", choices=ISSUES, help="what is wrong with it")
+    refine.add_argument(
+        "--selector", metavar="S", help="the correct CSS selector (`a.more@href` reads href)"
+    )
+    refine.add_argument("--expression", metavar="E", help="the correct expression or logic")
+    refine.add_argument("--pattern", metavar="P", help="a regular expression every value matches")
+    refine.add_argument("--value", metavar="V", help="a correct value the field must show")
+    refine.add_argument("--notes", metavar="N", help="what the field should contain, in words")
+    refine.add_argument(
+        "--example",
+        action="append",
+        default=[],
+        metavar="IN=>OUT",
+        help="an expected example (repeatable); JSON literals are decoded, else text",
+    )
+    refine.add_argument(
+        "--max-attempts",
+        type=int,
+        default=MAX_ATTEMPTS,
+        metavar="N",
+        help=f"attempts at most ({MAX_ATTEMPTS})",
+    )
+    refine.add_argument(
+        "--sandbox",
+        choices=("auto", "docker", "bubblewrap"),
+        default=None,
+        help="where refined code runs (default: TUI_AGENT_SANDBOX or auto)",
+    )
+    refine.add_argument(
+        "--api-base",
+        default=None,
+        metavar="URL",
+        help="the model server's URL (default: TUI_AGENT_API_BASE or the provider's)",
+    )
+    decision = refine.add_mutually_exclusive_group()
+    decision.add_argument(
+        "--accept",
+        dest="decision",
+        action="store_const",
+        const=True,
+        help="accept the candidate (alone: the one waiting for a decision)",
+    )
+    decision.add_argument(
+        "--reject",
+        dest="decision",
+        action="store_const",
+        const=False,
+        help="reject the candidate (alone: the one waiting for a decision)",
+    )
+    add_output_options(refine)
+    # The TUI has no refinement entry yet: print the attempts unless --json is asked for.
+    refine.set_defaults(handler=cmd_refine, decision=None, output="headless")
+
+
+def parse_example(text: str) -> FeedbackExample:
+    """`IN=>OUT` as an example; each side a JSON literal when it is one, else text."""
+    from tui_agent.agents.execute import decode_arg
+
+    if "=>" not in text:
+        raise UsageError(f"--example {text!r} is not IN=>OUT (e.g. --example 'USD 5=>5.0')")
+    given, expected = text.split("=>", 1)
+    if not expected.strip():
+        raise UsageError(f"--example {text!r} has no expected output after =>")
+    return FeedbackExample(
+        input=decode_arg(given.strip()) if given.strip() else None,
+        expected_output=decode_arg(expected.strip()),
+    )
+
+
+def feedback_from(args: argparse.Namespace) -> FieldFeedback | None:
+    """The FieldFeedback the options describe; None when only a decision is asked for."""
+    if args.field is None:
+        if args.decision is None:
+            raise UsageError("give --field F --issue I (or --accept / --reject alone to decide)")
+        if args.issue or args.selector or args.notes or args.example:
+            raise UsageError("--issue, --selector, --notes and --example need --field")
+        return None
+    if not args.field.strip():
+        raise UsageError("--field is empty: name the field to fix")
+    if args.issue is None:
+        raise UsageError(f"--issue is required: one of {', '.join(ISSUES)}")
+    if args.max_attempts < 1:
+        raise UsageError("--max-attempts must be at least 1")
+    return FieldFeedback(
+        field=args.field.strip(),
+        issue=args.issue,
+        correct_selector=args.selector or None,
+        correct_expression=args.expression or None,
+        correct_pattern=args.pattern or None,
+        correct_value=args.value or None,
+        notes=args.notes or None,
+        examples=[parse_example(text) for text in args.example],
+    )
+
+
+def check_field(state: SessionState, name: str) -> None:
+    """A UsageError unless the session has items and `name` is one of their fields."""
+    if not state.items or state.analysis is None:
+        raise UsageError(f"session {state.session_id} has no items to give feedback on")
+    known = [f.name for f in state.analysis.fields]
+    if name not in known:
+        listed = ", ".join(known) if known else "none"
+        raise UsageError(f"session {state.session_id} has no field {name!r} (fields: {listed})")
+
+
+def waiting_candidate(state: SessionState) -> Artifact | None:
+    """The latest candidate version nobody has accepted or rejected yet."""
+    decided = {(e.name, e.version) for e in state.timeline if isinstance(e, VersionDecided)}
+    waiting = [
+        artifact
+        for versions in state.artifacts.values()
+        for artifact in versions
+        if artifact.candidate and (artifact.name, artifact.version) not in decided
+    ]
+    return max(waiting, key=lambda artifact: artifact.seq, default=None)
+
+
+def cmd_refine(args: argparse.Namespace, settings: Settings) -> int:
+    from tui_agent.agents.refinement import RefinementError
+
+    try:
+        feedback = feedback_from(args)
+    except UsageError as exc:
+        return _usage_error(exc)
+    overrides = {"api_base": args.api_base, "sandbox": args.sandbox}
+    settings = settings.model_copy(update={k: v for k, v in overrides.items() if v})
+    try:
+        return run(_refine(args, settings, feedback))
+    except (UsageError, RefinementError) as exc:
+        return _usage_error(exc)
+
+
+def _usage_error(exc: Exception) -> int:
+    print(f"tui-agent: {exc}", file=sys.stderr)
+    return USAGE_EXIT
+
+
+async def _refine(
+    args: argparse.Namespace, settings: Settings, feedback: FieldFeedback | None
+) -> int:
+    from tui_agent.agents.refinement import RefinementError, start_refinement
+
+    json_output = args.output == "json"
+    console = Console(stderr=json_output)
+    async with await open_store(settings) as store:
+        try:
+            session_id = await store.resolve(args.session)
+        except StoreError as exc:
+            raise UsageError(str(exc)) from None
+        runner = await SessionRunner.resume(store, session_id)
+        if feedback is None:
+            candidate = waiting_candidate(runner.state)
+            if candidate is None:
+                raise UsageError(f"session {session_id} has no candidate waiting for a decision")
+            runner.listeners.append(_listener(json_output))
+            return await _decide(runner, candidate, args.decision, settings)
+        check_field(runner.state, feedback.field)
+        llm, llm_error = _model(settings)
+        try:
+            refinement = start_refinement(
+                runner.state, [feedback], settings=settings, llm=llm, max_attempts=args.max_attempts
+            )
+        except RefinementError as exc:
+            raise UsageError(f"{exc} ({llm_error})" if llm_error else str(exc)) from None
+        runner.listeners.append(_listener(json_output))
+        await runner.emit(FeedbackSubmitted(feedback=[feedback]))
+        async for event in refinement.run():
+            await runner.emit(event)
+        outcome = refinement.outcome
+        assert outcome is not None
+        if outcome.candidate is None:
+            why = f": {outcome.error}" if outcome.error else ""
+            console.print(
+                f"no attempt improved {feedback.field}{why}", style="bold red", soft_wrap=True
+            )
+            return 1
+        candidate = runner.state.artifact(outcome.candidate.name, outcome.candidate.version)
+        assert candidate is not None
+        _show_diff(console, runner.state, candidate)
+        decision = args.decision
+        if decision is None and sys.stdin.isatty():
+            decision = _ask(console, candidate)
+        if decision is None:
+            console.print(
+                f"version {candidate.version} of the {candidate.name} waits for a decision: "
+                f"tui-agent refine {session_id} --accept (or --reject)",
+                soft_wrap=True,
+            )
+            return 0
+        return await _decide(runner, candidate, decision, settings)
+
+
+def _model(settings: Settings) -> tuple[Any, str | None]:
+    """The configured model (None when there is none), or None and why it cannot be used:
+    a fast path does not need it, and a refinement that does is refused with the reason."""
+    from tui_agent.llm import LLM
+    from tui_agent.llm.errors import LLMError
+
+    if not settings.model:
+        return None, None
+    try:
+        return LLM(settings.model, api_base=settings.api_base), None
+    except LLMError as exc:
+        return None, str(exc)
+
+
+def _listener(json_output: bool) -> Any:
+    if not json_output:
+        return EventPrinter()
+
+    def print_json(event: Event, _state: SessionState) -> None:
+        print(dump_event(event), flush=True)
+
+    return print_json
+
+
+def _show_diff(console: Console, state: SessionState, candidate: Artifact) -> None:
+    """What the candidate changes in the version in use, as a unified diff."""
+    current = state.artifact(candidate.name)
+    if current is None:
+        return
+    diff = "\n".join(
+        difflib.unified_diff(
+            current.content.splitlines(),
+            candidate.content.splitlines(),
+            f"{candidate.name} v{current.version}",
+            f"{candidate.name} v{candidate.version}",
+            lineterm="",
+        )
+    )
+    if diff:
+        console.print(Syntax(diff, "diff", theme="ansi_dark"))
+
+
+def _ask(console: Console, candidate: Artifact) -> bool:
+    answer = console.input(f"Accept version {candidate.version}? [y/N] ")
+    return answer.strip().lower() in ("y", "yes")
+
+
+async def _decide(
+    runner: SessionRunner, candidate: Artifact, accepted: bool, settings: Settings
+) -> int:
+    """Record the decision (and on accept the re-run); 1 when an accepted re-run failed."""
+    from tui_agent.agents.refinement import decide
+
+    refreshed = False
+    async for event in decide(
+        runner.state, candidate.name, candidate.version, accepted, settings=settings
+    ):
+        await runner.emit(event)
+        refreshed = refreshed or isinstance(event, ItemsExtracted)
+    return 1 if accepted and not refreshed else 0
