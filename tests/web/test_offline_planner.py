@@ -1,0 +1,343 @@
+"""The offline planner in real Chromium: every demo layout, a generic shop, a page with no list.
+
+Each strategy is checked the way the executor uses it: its bindings run in RecipeExecutor on
+the first items (clicking as the strategy says, reading DETAILS_FIELDS and ITEM_FIELDS) and
+the values are compared with the demo site's ground truth; the list controls are compared
+with the layout's anatomy (tests may read it; the planner may not).
+"""
+
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from support.requirements import require_chromium
+
+from tui_agent.events import Event, Log, ToolCall, ToolResult
+from tui_agent.web.browser import Browser
+from tui_agent.web.demo_site import FIELDS
+from tui_agent.web.demo_site.anatomy import ANATOMY, ITEM, LIST
+from tui_agent.web.executor import RecipeExecutor
+from tui_agent.web.field_names import scoped
+from tui_agent.web.offline_planner import OfflinePlanner
+from tui_agent.web.probes import Probes
+from tui_agent.web.recipe import parse_recipe
+from tui_agent.web.recipe_generator import build_recipe
+from tui_agent.web.strategy import Strategy
+
+pytestmark = [pytest.mark.chromium, pytest.mark.asyncio(loop_scope="module")]
+
+READ = 3
+"""Items read per layout to compare with the ground truth."""
+SAME_ELEMENTS = """([found, truth]) => {
+  const a = [...document.querySelectorAll(found)], b = [...document.querySelectorAll(truth)];
+  return a.length > 0 && a.length === b.length && a.every((el, i) => el === b[i]);
+}"""
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def browser():
+    require_chromium()
+    async with Browser() as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def plans() -> dict[str, "Planned"]:
+    """Each demo layout planned once per module (layout -> its run)."""
+    return {}
+
+
+class Planned:
+    """One planner run: its events, the planner and the probes it used."""
+
+    def __init__(self, planner: OfflinePlanner, events: list[Event]) -> None:
+        self.planner = planner
+        self.events = events
+
+    @property
+    def strategy(self) -> Strategy:
+        assert self.planner.strategy is not None, self.planner.error
+        return self.planner.strategy
+
+    def verified(self, selector: str) -> bool:
+        return selector in self.planner.probes.verified
+
+
+async def plan(browser: Browser, url: str, task: str = "Extract 20 items", route=None) -> Planned:
+    page = await browser.page()
+    try:
+        if route is not None:
+            await page.route("http://shop.test/**", route)
+        await page.goto(url)
+        planner = OfflinePlanner(Probes(page), task, url)
+        events = [event async for event in planner.run()]
+        return Planned(planner, events)
+    finally:
+        await page.context.close()
+
+
+TASKS = {"filter": "Extract 10 kitchen items sorted by price, lowest first"}
+"""The task each layout is planned for (else "Extract 20 items")."""
+
+
+async def demo_plan(browser: Browser, demo_site, plans: dict[str, Planned], layout: str) -> Planned:
+    if layout not in plans:
+        task = TASKS.get(layout, "Extract 20 items")
+        plans[layout] = await plan(browser, demo_site.url(layout), task)
+    return plans[layout]
+
+
+def bindings(strategy: Strategy, click: bool = True) -> dict[str, Any]:
+    """The strategy as recipe bindings, as the contract says they are read (no click: the
+    items' own fields only)."""
+    data: dict[str, Any] = {"LIST": strategy.list_container, "LIST_ITEM": strategy.list_item}
+    data["ITEM_FIELDS"] = {n: f.as_binding() for n, f in strategy.item_fields.items()}
+    if not click:
+        return data | {"CLICK_BEHAVIOR": "inline"}
+    data |= {
+        "CLICK_BEHAVIOR": strategy.click_behavior,
+        "DETAILS_FIELDS": {n: f.as_binding() for n, f in strategy.details_fields.items()},
+        "DETAILS_LOADED": {"exists": strategy.details_loaded},
+    }
+    if strategy.details_panel:
+        data["DETAILS_PANEL"] = strategy.details_panel
+    return data
+
+
+async def read(browser: Browser, url: str, strategy: Strategy, click: bool, route=None) -> list:
+    """The first READ items as RecipeExecutor reads them with the strategy's selectors."""
+    body = [{"type": "CLICK"}, {"type": "WAIT_FOR", "target": "details"}] if click else []
+    body += [{"type": "EXTRACT_DETAILS"}, {"type": "SAVE", "as": "item"}, {"type": "MARK_DONE"}]
+    recipe = parse_recipe(
+        {
+            "bindings": bindings(strategy, click),
+            "recipe": {
+                "id": "offline-check",
+                "name": "offline check",
+                "commands": [
+                    {"type": "WAIT_FOR", "target": "list"},
+                    {"type": "FOR_EACH_ITEM_IN_LIST", "body": body},
+                ],
+            },
+        }
+    )
+    page = await browser.page()
+    try:
+        if route is not None:
+            await page.route("http://shop.test/**", route)
+        await page.goto(url)
+        executor = RecipeExecutor(page, recipe, max_items=READ)
+        async for _ in executor.run():
+            pass
+        return executor.items
+    finally:
+        await page.context.close()
+
+
+def accuracy(items: list[dict], truth: list[dict], names: set[str]) -> float:
+    """Share of the truth's values (of `names`) read exactly; a value read where the truth
+    has none counts as a miss too."""
+    right = total = 0
+    for item, record in zip(items, truth, strict=True):
+        for name in names:
+            if name in record:
+                total += 1
+                right += item.get(name) == record[name]
+            elif item.get(name) is not None:
+                total += 1
+    return right / total
+
+
+def well_formed(events: list[Event]) -> None:
+    """Every tool call answered, with offline-N ids in order, and findings logged."""
+    calls = [e for e in events if isinstance(e, ToolCall)]
+    results = {e.call_id: e for e in events if isinstance(e, ToolResult)}
+    assert [c.call_id for c in calls] == [f"offline-{n}" for n in range(1, len(calls) + 1)]
+    assert set(results) == {c.call_id for c in calls}
+    names = {c.name for c in calls}
+    assert {"find_lists", "read_fields", "probe_click", "scroll_and_observe"} <= names
+    assert any(isinstance(e, Log) for e in events)
+
+
+# --- every demo layout ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("layout", list(ANATOMY))
+async def test_each_layouts_strategy_reads_the_ground_truth(browser, demo_site, plans, layout):
+    url = demo_site.url(layout)
+    planned = await demo_plan(browser, demo_site, plans, layout)
+    strategy, anatomy = planned.strategy, ANATOMY[layout]
+    assert planned.planner.error is None
+    assert planned.planner.output == strategy.to_markdown()
+    well_formed(planned.events)
+
+    # The list, the click and the list's controls are the layout's own.
+    assert strategy.click_behavior == anatomy.click_behavior
+    page = await browser.page()
+    try:
+        await page.goto(url)
+        await page.wait_for_selector(strategy.list_item)
+        assert await page.evaluate(SAME_ELEMENTS, [strategy.list_item, f"{LIST} > {ITEM}"])
+        assert await page.evaluate(SAME_ELEMENTS, [strategy.list_container, LIST])
+        for found, truth in (
+            (strategy.pagination_button, anatomy.next_page),
+            (strategy.load_more_button, anatomy.load_more),
+        ):
+            assert (found is None) == (truth is None)
+            if found is not None:
+                assert await page.evaluate(SAME_ELEMENTS, [found, truth])
+        if anatomy.click_behavior != "inline":  # shown only once an item's details are
+            assert await page.locator(strategy.details_loaded).count() == 0
+    finally:
+        await page.context.close()
+    assert strategy.scroll_loads_more == (layout == "infinite")
+
+    # Every selector was matched by a tool call of this session, relative ones also inside
+    # the item they are read in.
+    item = strategy.list_item
+    assert [s for s in strategy.selectors() if not planned.verified(s)] == []
+    for spec in strategy.item_fields.values():
+        assert planned.verified(scoped(spec.selector, item))
+    if strategy.click_behavior == "inline":
+        for selector in (
+            strategy.details_panel,
+            *(f.selector for f in strategy.details_fields.values()),
+        ):
+            assert planned.verified(f"{item} {selector}")
+
+    # Named as the ground truth names its fields; read as the executor reads them.
+    assert set(strategy.details_fields) | set(strategy.item_fields) == set(FIELDS)
+    truth = demo_site.ground_truth(layout)[:READ]
+    clicked = await read(browser, url, strategy, click=True)
+    assert len(clicked) == READ
+    assert accuracy(clicked, truth, set(FIELDS)) >= 0.95
+    if set(strategy.item_fields) >= set(FIELDS):  # the cards show every field
+        in_place = await read(browser, url, strategy, click=False)
+        assert accuracy(in_place, truth, set(FIELDS)) >= 0.95
+
+
+async def test_the_task_decides_the_needed_generators(browser, demo_site, plans):
+    filtered = (await demo_plan(browser, demo_site, plans, "filter")).strategy
+    assert filtered.needed_generators == ["FilterGenerator", "SortGenerator"]
+    assert filtered.plan[-1] == "Stop after 10 items."
+    assert any("kitchen" in line for line in filtered.understanding)
+    plain = (await demo_plan(browser, demo_site, plans, "panel")).strategy
+    assert plain.needed_generators == []
+    assert plain.plan[-1] == "Stop after 20 items."
+
+
+# --- through the recipe generator and the executor ------------------------------------------
+
+
+@pytest.mark.parametrize(("layout", "limit"), [("inline", 5), ("pagination", 30)])
+async def test_the_built_recipe_extracts_the_ground_truth(browser, demo_site, plans, layout, limit):
+    url = demo_site.url(layout)
+    strategy = (await demo_plan(browser, demo_site, plans, layout)).strategy
+    recipe = build_recipe(strategy, [], recipe_id=f"offline-{layout}", name="x", max_items=limit)
+    page = await browser.page()
+    try:
+        await page.goto(url)
+        executor = RecipeExecutor(page, recipe)
+        async for _ in executor.run():
+            pass
+    finally:
+        await page.context.close()
+    truth = demo_site.ground_truth(layout)[:limit]
+    assert len(executor.items) == limit
+    assert accuracy(executor.items, truth, set(FIELDS)) >= 0.95
+
+
+# --- a generic shop: schema.org markup, table labels, only the title links ------------------
+
+SHOP = [
+    ("Blue Teapot", "€12.00", "Ann's Attic", "12 March 2024", "Used"),
+    ("Brass Candle Holder", "€8.50", "Old Town Finds", "3 April 2024", "Good"),
+    ("Wool Throw Blanket", "€24.00", "Ann's Attic", "28 April 2024", "New"),
+    ("Enamel Jug", "€15.75", "Harbour Antiques", "2 May 2024", "Worn"),
+]
+
+
+def _listing() -> str:
+    cards = "".join(
+        f'<article class="result" itemscope itemtype="https://schema.org/Product">'
+        f'<h2><a href="/item/{n}">{title}</a></h2><span itemprop="price">{price}</span>'
+        f"<table><tr><th>Sold by</th><td>{seller}</td></tr></table>"
+        f'<p style="height: 120px">A second-hand find, photographed in daylight.</p></article>'
+        for n, (title, price, seller, _, _) in enumerate(SHOP, 1)
+    )
+    return (
+        "<html><body><header><nav><a href='/'>Home</a> <a href='/about'>About</a> "
+        "<a href='/help'>Help</a></nav></header><main><h1>Listings</h1>"
+        f'<div class="results">{cards}</div></main></body></html>'
+    )
+
+
+def _detail(n: int) -> str:
+    title, price, seller, posted, condition = SHOP[n - 1]
+    return (
+        "<html><body><main><p><a href='/listings'>All listings</a></p>"
+        f'<div class="product"><h1 itemprop="name">{title}</h1><dl>'
+        f"<dt>Price</dt><dd>{price}</dd><dt>Sold by</dt><dd>{seller}</dd>"
+        f"<dt>Posted</dt><dd>{posted}</dd><dt>Condition</dt><dd>{condition}</dd></dl>"
+        f'<p class="summary">{title}, {condition.lower()}, from {seller}.</p></div>'
+        "</main></body></html>"
+    )
+
+
+HTML = "text/html; charset=utf-8"
+
+
+async def shop(route) -> None:
+    path = route.request.url.removeprefix("http://shop.test")
+    if path == "/listings":
+        await route.fulfill(body=_listing(), content_type="text/html; charset=utf-8")
+    elif path.startswith("/item/"):
+        await route.fulfill(
+            body=_detail(int(path.rsplit("/", 1)[1])), content_type="text/html; charset=utf-8"
+        )
+    else:
+        await route.fulfill(status=404, body="not here", content_type="text/plain")
+
+
+async def test_a_generic_shop_whose_items_only_link_is_planned_by_its_link(browser):
+    url = "http://shop.test/listings"
+    planned = await plan(browser, url, route=shop)
+    strategy = planned.strategy
+    well_formed(planned.events)
+    assert strategy.click_behavior == "navigates"
+    assert strategy.list_item.endswith("a")  # the card itself does not respond to a click
+    assert set(strategy.details_fields) == {
+        "title", "price", "date", "seller", "description", "condition"
+    }  # fmt: skip
+    items = await read(browser, url, strategy, click=True, route=shop)
+    truth = [
+        {
+            "title": title,
+            "price": price,
+            "seller": seller,
+            "date": posted,
+            "condition": condition,
+            "description": f"{title}, {condition.lower()}, from {seller}.",
+            "url": f"http://shop.test/item/{n}",
+        }
+        for n, (title, price, seller, posted, condition) in enumerate(SHOP, 1)
+    ][:READ]
+    assert accuracy(items, truth, set(truth[0])) == 1.0
+
+
+# --- no list --------------------------------------------------------------------------------
+
+
+async def test_a_page_without_a_list_is_a_clear_error(browser):
+    page = await browser.page()
+    try:
+        await page.set_content("<main><h1>About us</h1><p>We sell nothing.</p></main>")
+        planner = OfflinePlanner(Probes(page), "Extract 20 items", "about:blank")
+        events = [event async for event in planner.run()]
+    finally:
+        await page.context.close()
+    assert planner.strategy is None
+    assert planner.error is not None
+    assert planner.error.startswith("no repeated list of items found on about:blank (waited ")
+    assert isinstance(events[-1], Log) and events[-1].message == planner.error
+    assert [e.ok for e in events if isinstance(e, ToolResult)] == [False]
