@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from rich.console import Console, Group, RenderableType
+from rich.markdown import Markdown
 from rich.markup import escape
 from rich.panel import Panel
 from rich.syntax import Syntax
@@ -14,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tui_agent.events import (
+    Artifact,
     CodeProposed,
     Error,
     Event,
@@ -34,6 +36,7 @@ from tui_agent.events import (
     Thought,
     ToolCall,
     ToolResult,
+    VersionDecided,
 )
 from tui_agent.formatting import format_cost, format_duration
 from tui_agent.session import SessionState, SessionSummary
@@ -66,6 +69,80 @@ def execution_text(event: ExecutionFinished, with_logs: bool = True) -> Text:
     for path in event.non_serializable:
         text.append(f"not JSON-serializable: {path}\n", style="magenta")
     text.rstrip()
+    return text
+
+
+PRINTED_ARTIFACT_LINES = 24
+"""Lines of a recipe or code artifact printed headless (a strategy is printed whole)."""
+SYNTAX = {"json": "json", "python": "python", "text": "text"}
+
+
+def artifact_text(artifact: Artifact) -> str:
+    """An artifact's content as it is read: JSON pretty-printed (as written if it is not JSON)."""
+    if artifact.format == "json":
+        try:
+            return json.dumps(json.loads(artifact.content), indent=2, ensure_ascii=False)
+        except ValueError:
+            return artifact.content
+    return artifact.content.rstrip("\n")
+
+
+def artifact_title(artifact: Artifact) -> Text:
+    """`📄 recipe v2 · origin`, marked when it is a candidate, with its summary."""
+    text = Text.assemble(("📄 ", ""), (f"{artifact.name} v{artifact.version}", "bold"))
+    if artifact.origin:
+        text.append(f" · {artifact.origin}")
+    if artifact.candidate:
+        text.append(" · candidate, awaiting a decision", style="bold yellow")
+    if artifact.summary:
+        text.append(f"\n   {artifact.summary}", style="dim")
+    return text
+
+
+def render_artifact(artifact: Artifact) -> RenderableType:
+    """A strategy (Markdown) in full; a recipe or code cut after a few lines, with a hint."""
+    title = artifact_title(artifact)
+    if artifact.format == "markdown":
+        return Group(title, Markdown(artifact.content))
+    lines = artifact_text(artifact).split("\n")
+    shown = "\n".join(lines[:PRINTED_ARTIFACT_LINES])
+    parts: list[RenderableType] = [
+        title,
+        Syntax(shown, SYNTAX[artifact.format], line_numbers=True, theme="ansi_dark"),
+    ]
+    hidden = len(lines) - PRINTED_ARTIFACT_LINES
+    if hidden > 0:
+        session = artifact.session_id[:8] or "SESSION"
+        parts.append(
+            Text(
+                f"   … {hidden} more lines (the whole {artifact.name}: "
+                f"tui-agent sessions export {session} -o FILE)",
+                style="dim",
+            )
+        )
+    return Group(*parts)
+
+
+def refinement_text(event: RefinementProgress) -> Text:
+    """`🔁 attempt 2/5: message`, then the fixed and the remaining fields."""
+    text = Text.assemble(
+        ("🔁 ", ""), (f"attempt {event.attempt}/{event.max_attempts}", "bold"), f": {event.message}"
+    )
+    if event.fixed:
+        text.append(f"\n   fixed: {', '.join(event.fixed)}", style="green")
+    if event.remaining:
+        text.append(f"\n   remaining: {', '.join(event.remaining)}", style="yellow")
+    return text
+
+
+def decision_text(event: VersionDecided) -> Text:
+    """`✅ accepted recipe v2` or `❎ rejected code v3` (with the reason)."""
+    verb, mark, style = (
+        ("accepted", "✅", "bold green") if event.accepted else ("rejected", "❎", "bold yellow")
+    )
+    text = Text(f"{mark} {verb} {event.name} v{event.version}", style=style)
+    if event.reason:
+        text.append(f": {event.reason}", style="")
     return text
 
 
@@ -144,7 +221,11 @@ def render_event(event: Event) -> RenderableType | None:
             fields = ", ".join(f"{f.field} ({f.issue})" for f in event.feedback)
             return Text(f"📝 feedback: {fields}", style="magenta")
         case RefinementProgress():
-            return Text(f"🔁 attempt {event.attempt}/{event.max_attempts}: {event.message}")
+            return refinement_text(event)
+        case Artifact():
+            return render_artifact(event)
+        case VersionDecided():
+            return decision_text(event)
         case Log():
             return Text(
                 event.message, style="dim" if event.level in ("debug", "info") else "yellow"
@@ -237,10 +318,24 @@ def session_report(state: SessionState) -> RenderableType:
     if state.analysis is not None and state.items:
         parts.append(analysis_table(OutputAnalyzed(analysis=state.analysis)))
         parts.append(_item_lines(state.items))
-    recipe = state.test_context.get("recipe")
-    if isinstance(recipe, dict):
+    recipe = recipe_in_use(state)
+    if recipe is not None:
         parts.append(_recipe_lines(recipe))
     return Group(*parts)
+
+
+def recipe_in_use(state: SessionState) -> dict[str, Any] | None:
+    """The current "recipe" artifact (an accepted refinement), else the test context's recipe;
+    None when neither is a JSON object."""
+    artifact = state.artifact("recipe")
+    if artifact is None:
+        recipe = state.test_context.get("recipe")
+    else:
+        try:
+            recipe = json.loads(artifact.content)
+        except ValueError:
+            return None
+    return recipe if isinstance(recipe, dict) else None
 
 
 def _steps_table(state: SessionState) -> Table:

@@ -287,3 +287,27 @@ def test_snapshot_transformer_modal(snap_compare: Any) -> None:
 
 def test_snapshot_modal_at_80x24_after_a_missing_issue(snap_compare: Any) -> None:
     assert snap_compare(FeedbackHarness("api-client"), terminal_size=(80, 24), press=["ctrl+s"])
+
+
+async def test_ctrl_r_submits_and_asks_to_refine() -> None:
+    app = FeedbackHarness("scraper")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pick_issue(pilot, "missing")
+        await type_into(pilot, ".price")
+        await pilot.press("ctrl+r")
+    assert app.results == [
+        FeedbackResult(
+            FieldFeedback(field="offer.price", issue="missing", correct_selector=".price"),
+            submit=True,
+            refine=True,
+        )
+    ]
+
+
+async def test_the_refine_button_submits_and_asks_to_refine() -> None:
+    app = FeedbackHarness("generic")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pick_issue(pilot, "wrong")
+        await pilot.click("#refine")
+    [result] = app.results
+    assert result is not None and result.submit and result.refine

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Literal
 
 from textual.message import Message
 
-from tui_agent.events import Event, FeedbackSubmitted
+from tui_agent.events import Artifact, Event, FeedbackSubmitted, VersionDecided
 
 SessionMode = Literal["live", "stored", "replay"]
 
@@ -61,6 +61,25 @@ class FeedbackRecorded(Message):
     """Collected field feedback was stored as one FeedbackSubmitted event."""
 
     def __init__(self, event: FeedbackSubmitted) -> None:
+        super().__init__()
+        self.event = event
+
+
+class RefinementFinished(Message):
+    """A refinement of `session_id` ended: its candidate (None when no attempt improved
+    anything) and its last progress message (or why it stopped)."""
+
+    def __init__(self, session_id: str, candidate: Artifact | None, message: str) -> None:
+        super().__init__()
+        self.session_id = session_id
+        self.candidate = candidate
+        self.message = message
+
+
+class VersionDecisionRecorded(Message):
+    """The user's decision on a candidate was recorded (and, on accept, the re-run ended)."""
+
+    def __init__(self, event: VersionDecided) -> None:
         super().__init__()
         self.event = event
 

@@ -2,7 +2,8 @@
 
 It shows the field's coverage, type and current logic, asks what is wrong (the issue is the
 one required answer), offers the inputs that fit the agent type, guidance notes and expected
-examples, and is dismissed with a `FeedbackResult` (or None on Escape).
+examples, and is dismissed with a `FeedbackResult` (or None on Escape): keep it and pick
+another field, submit everything collected, or submit and start refining at once.
 """
 
 from __future__ import annotations
@@ -37,10 +38,12 @@ class FeedbackResult:
     """What the modal was dismissed with.
 
     `submit` False: keep this feedback and pick another field; True: submit all collected now.
+    `refine`: once submitted, start refining the session with it.
     """
 
     feedback: FieldFeedback
     submit: bool
+    refine: bool = False
 
 
 @dataclass(frozen=True)
@@ -116,6 +119,14 @@ class FeedbackModal(ModalScreen[FeedbackResult | None]):
             tooltip="Record this feedback (and any collected before) now",
         ),
         Binding(
+            "ctrl+r",
+            "finish(True, True)",
+            "Refine",
+            priority=True,
+            id="feedback.submit-refine",
+            tooltip="Record the feedback and let the agent fix the fields now",
+        ),
+        Binding(
             "ctrl+n",
             "finish(False)",
             "Add & pick another",
@@ -182,8 +193,9 @@ class FeedbackModal(ModalScreen[FeedbackResult | None]):
                 yield Label(Content(EXAMPLES_HINT), classes="hint")
                 yield ExamplesEditor(id="examples")
             with Horizontal(id="feedback-buttons"):
-                yield Button("Add & pick another field", id="add-another", compact=True)
+                yield Button("Add & pick another", id="add-another", compact=True)
                 yield Button("Submit", variant="primary", id="submit", compact=True)
+                yield Button("Submit & refine", variant="success", id="refine", compact=True)
                 yield Button("Cancel", id="cancel", compact=True)
         yield Footer()
 
@@ -233,14 +245,14 @@ class FeedbackModal(ModalScreen[FeedbackResult | None]):
             **answers,
         )
 
-    def action_finish(self, submit: bool) -> None:
+    def action_finish(self, submit: bool, refine: bool = False) -> None:
         """Dismiss with the feedback, or point at the issue if none is picked yet."""
         feedback = self.to_model()
         if feedback is None:
             self.query_one("#issue-error").display = True
             self.query_one("#issue", Select).focus()
             return
-        self.dismiss(FeedbackResult(feedback, submit))
+        self.dismiss(FeedbackResult(feedback, submit, refine))
 
     async def action_add_example(self) -> None:
         await self.query_one(ExamplesEditor).add_example()
@@ -256,6 +268,10 @@ class FeedbackModal(ModalScreen[FeedbackResult | None]):
     @on(Button.Pressed, "#submit")
     def _submit_pressed(self) -> None:
         self.action_finish(True)
+
+    @on(Button.Pressed, "#refine")
+    def _refine_pressed(self) -> None:
+        self.action_finish(True, True)
 
     @on(Button.Pressed, "#add-another")
     def _add_another_pressed(self) -> None:

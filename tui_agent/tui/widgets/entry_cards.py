@@ -1,5 +1,6 @@
 """Cards for the timeline entries that are not agent steps: tool calls, phases, logs, errors,
-feedback and refinement progress. Each renders to one Static and re-renders only on change."""
+feedback, refinement progress and version decisions. Each renders to one Static and
+re-renders only on change (artifacts have their own card, artifact_card.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 from textual.content import Content
 from textual.widgets import Static
 
-from tui_agent.events import Error, FeedbackSubmitted, Log, RefinementProgress
+from tui_agent.events import Error, FeedbackSubmitted, Log, RefinementProgress, VersionDecided
 from tui_agent.session import PhaseState, ToolCallState
 
 MAX_TOOL_OUTPUT_LINES = 8
@@ -86,16 +87,39 @@ def feedback_content(event: FeedbackSubmitted) -> Content:
     )
 
 
+def attempt_meter(attempt: int, max_attempts: int) -> str:
+    """`▰▰▱▱▱`: attempts started out of the maximum."""
+    done = max(0, min(attempt, max_attempts))
+    return "▰" * done + "▱" * (max_attempts - done)
+
+
 def refinement_content(event: RefinementProgress) -> Content:
+    """`↻ attempt 2/5 ▰▰▱▱▱  message`, then the fixed and the remaining fields."""
     parts: list[str | tuple[str, str]] = [
         ("↻ ", "$text-accent"),
-        (f"refinement {event.attempt}/{event.max_attempts}", "bold"),
+        (f"attempt {event.attempt}/{event.max_attempts}", "bold"),
+        " ",
+        (attempt_meter(event.attempt, event.max_attempts), "$text-accent"),
         f"  {event.message}",
     ]
     if event.fixed:
-        parts.append((f"\n  fixed: {', '.join(event.fixed)}", "$text-success"))
+        parts.append((f"\n  ✓ fixed: {', '.join(event.fixed)}", "$text-success"))
     if event.remaining:
-        parts.append((f"\n  remaining: {', '.join(event.remaining)}", "$text-warning"))
+        parts.append((f"\n  … remaining: {', '.join(event.remaining)}", "$text-warning"))
+    return Content.assemble(*parts)
+
+
+def decision_content(event: VersionDecided) -> Content:
+    """`✓ accepted recipe v2` or `✗ rejected code v3`, with the reason if one was given."""
+    mark, verb, style = (
+        ("✓", "accepted", "$text-success") if event.accepted else ("✗", "rejected", "$text-error")
+    )
+    parts: list[str | tuple[str, str]] = [
+        (f"{mark} {verb} ", f"{style} bold"),
+        (f"{event.name} v{event.version}", "bold"),
+    ]
+    if event.reason:
+        parts.append((f" — {event.reason}", "dim"))
     return Content.assemble(*parts)
 
 
@@ -139,6 +163,7 @@ _RENDERERS: dict[type, Any] = {
     Error: error_content,
     FeedbackSubmitted: feedback_content,
     RefinementProgress: refinement_content,
+    VersionDecided: decision_content,
 }
 
 CARD_KINDS: dict[type, str] = {
@@ -148,4 +173,5 @@ CARD_KINDS: dict[type, str] = {
     Error: "error",
     FeedbackSubmitted: "feedback",
     RefinementProgress: "refinement",
+    VersionDecided: "decision",
 }

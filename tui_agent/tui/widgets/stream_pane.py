@@ -3,7 +3,7 @@
 `sync(state)` brings the pane up to date with any SessionState — the next one of a live
 session, the same one after an event was applied, or a fresh re-fold. Only the newest
 `window` entries are mounted (a long session would otherwise mount thousands of widgets);
-`e` shows more of the earlier ones.
+`e` shows more of the earlier ones, `o` unfolds (or folds) the artifacts shown.
 """
 
 from __future__ import annotations
@@ -15,20 +15,42 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from tui_agent.events import Artifact, VersionDecided
 from tui_agent.session import SessionState, StepState
+from tui_agent.tui.widgets.artifact_card import (
+    ArtifactCard,
+    ArtifactStatus,
+    artifact_status,
+    decisions,
+)
 from tui_agent.tui.widgets.entry_cards import CARD_KINDS, EntryCard
 from tui_agent.tui.widgets.step_card import StepCard
 
 WINDOW = 30
 """Timeline entries mounted at first; `e` adds this many more each time."""
 
-Card = StepCard | EntryCard
+Card = StepCard | EntryCard | ArtifactCard
 
 
-def card_for(entry: Any) -> Card:
-    """A new card for a timeline entry."""
+class _Statuses:
+    """Artifact statuses of one state, with its decisions collected on first use."""
+
+    def __init__(self, state: SessionState) -> None:
+        self._state = state
+        self._decided: dict[tuple[str, int], VersionDecided] | None = None
+
+    def __call__(self, artifact: Artifact) -> ArtifactStatus:
+        if self._decided is None:
+            self._decided = decisions(self._state)
+        return artifact_status(artifact, self._decided, self._state.current_versions)
+
+
+def card_for(entry: Any, state: SessionState) -> Card:
+    """A new card for a timeline entry of `state`."""
     if isinstance(entry, StepState):
         return StepCard(entry)
+    if isinstance(entry, Artifact):
+        return ArtifactCard(entry, _Statuses(state)(entry))
     return EntryCard(entry, CARD_KINDS[type(entry)])
 
 
@@ -43,6 +65,13 @@ class StreamPane(VerticalScroll):
             id="stream.earlier",
             tooltip="Show earlier timeline entries that are not mounted",
             show=False,
+        ),
+        Binding(
+            "o",
+            "toggle_artifacts",
+            "Unfold",
+            id="stream.unfold",
+            tooltip="Unfold the artifacts shown (strategy, recipe, code), or fold them again",
         ),
     ]
 
@@ -82,10 +111,15 @@ class StreamPane(VerticalScroll):
         kept = self._cards[keep_from - self._first : keep_to - self._first]
         if stale:
             await self.remove_children(stale)
+        status = _Statuses(state)
         for index, card in zip(range(keep_from, keep_to), kept, strict=True):
-            await card.show(timeline[index])
-        before = [card_for(entry) for entry in timeline[first:keep_from]]
-        after = [card_for(entry) for entry in timeline[keep_to:total]]
+            entry = timeline[index]
+            if isinstance(card, ArtifactCard):
+                await card.show(entry, status(entry))
+            else:
+                await card.show(entry)
+        before = [card_for(entry, state) for entry in timeline[first:keep_from]]
+        after = [card_for(entry, state) for entry in timeline[keep_to:total]]
         if before:
             await self.mount_all(before, before=kept[0] if kept else None)
         if after:
@@ -118,7 +152,19 @@ class StreamPane(VerticalScroll):
             return self.allow_horizontal_scroll
         if action == "show_earlier":
             return self._first > 0
+        if action == "toggle_artifacts":
+            return any(card.foldable for card in self._artifact_cards())
         return True
+
+    def _artifact_cards(self) -> list[ArtifactCard]:
+        return [card for card in self._cards if isinstance(card, ArtifactCard)]
+
+    async def action_toggle_artifacts(self) -> None:
+        """Unfold every folded artifact shown; when none is folded, fold them all."""
+        cards = [card for card in self._artifact_cards() if card.foldable]
+        expand = not all(card.expanded for card in cards)
+        for card in cards:
+            await card.set_expanded(expand)
 
     async def action_show_earlier(self) -> None:
         if self._state is None:

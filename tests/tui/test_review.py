@@ -1,0 +1,148 @@
+"""Reviewing a candidate: the diff rows, the review screen's keys (later, reject, view), the
+refine key's availability and a refinement that cannot start."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from artifact_factory import ITEMS, refinement_of_price, scrape_started, scrape_with_artifacts
+from session_factory import (
+    agent_of,
+    at_fixed_times,
+    codeact_payloads,
+    record,
+    started,
+    store_events,
+)
+from session_factory import wait_until as wait
+from test_app import posted, stored_events
+from textual.message import Message
+from textual.notifications import Notify
+from textual.pilot import Pilot
+
+from tui_agent.config import Settings
+from tui_agent.events import FeedbackSubmitted, SessionEnded, VersionDecided
+from tui_agent.tui.app import TuiAgentApp
+from tui_agent.tui.messages import VersionDecisionRecorded
+from tui_agent.tui.screens.diff import DiffScreen
+from tui_agent.tui.screens.feedback import FeedbackModal
+from tui_agent.tui.screens.session import SessionScreen
+from tui_agent.tui.widgets.diff_view import DiffRow, DiffView, diff_rows, unified_content
+
+SESSION = "5c4a9e0000b8"
+SIZE = (110, 36)
+
+
+@pytest.fixture
+def refined_db(db_path: Path) -> Path:
+    payloads = scrape_with_artifacts() + refinement_of_price()
+    events = at_fixed_times(SESSION, scrape_started(), payloads, SessionEnded(status="completed"))
+    asyncio.run(store_events(db_path, events))
+    return db_path
+
+
+def settings_without_model(tmp_path: Path) -> Settings:
+    return Settings(db=tmp_path / "sessions.db", workspace=tmp_path / "workspace", model=None)
+
+
+async def session_screen(pilot: Pilot[Any]) -> SessionScreen:
+    await wait(pilot, lambda: isinstance(pilot.app.screen, SessionScreen))
+    screen = pilot.app.screen
+    assert isinstance(screen, SessionScreen)
+    await wait(pilot, lambda: screen.state.event_count > 0)
+    return screen
+
+
+def notices(messages: list[Message]) -> list[str]:
+    return [m.notification.message for m in posted(messages, Notify)]
+
+
+def test_rows_pair_changed_lines_and_fold_long_unchanged_runs() -> None:
+    old = "\n".join(f"line {i}" for i in range(1, 21))
+    new = old.replace("line 10", "line ten").replace("line 20", "line 20\nline 21")
+    rows = diff_rows(old, new)
+    assert rows[0] == DiffRow("fold", folded=6)
+    assert [r.old for r in rows[1:4]] == ["line 7", "line 8", "line 9"]
+    assert rows[4] == DiffRow("replace", 10, "line 10", 10, "line ten")
+    assert rows[8] == DiffRow("fold", folded=4)
+    assert rows[-1] == DiffRow("insert", None, None, 21, "line 21")
+    assert diff_rows("a\nb", "a")[-1] == DiffRow("delete", 2, "b", None, None)
+
+
+def test_the_unified_diff_marks_removed_and_added_lines() -> None:
+    plain = unified_content("a\nb\nc", "a\nB\nc", "v1", "v2").plain.split("\n")
+    assert plain == ["--- v1", "+++ v2", "@@ -1,3 +1,3 @@", " a", "-b", "+B", " c"]
+    assert unified_content("same", "same", "v1", "v2").plain == "(no difference)"
+
+
+async def test_later_keeps_the_candidate_and_reject_records_the_decision(
+    refined_db: Path, tmp_path: Path
+) -> None:
+    messages: list[Message] = []
+    app = TuiAgentApp(refined_db, open_session=SESSION, settings=settings_without_model(tmp_path))
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        screen = await session_screen(pilot)
+        await pilot.press("d")
+        await wait(pilot, lambda: isinstance(app.screen, DiffScreen))
+        view = app.screen.query_one(DiffView)
+        assert view.split
+        await pilot.press("s")
+        assert not view.split
+        await pilot.press("escape")
+        await wait(pilot, lambda: app.screen is screen)
+        assert "The candidate waits for you: d reviews it again." in notices(messages)
+        await pilot.press("d")
+        await wait(pilot, lambda: isinstance(app.screen, DiffScreen))
+        await pilot.press("x")
+        await wait(pilot, lambda: bool(posted(messages, VersionDecisionRecorded)))
+        await wait(pilot, lambda: screen.check_action("review", ()) is False)
+        assert screen.state.current_versions["recipe"] == 1
+        assert screen.state.items == ITEMS
+    events = await stored_events(refined_db, SESSION)
+    assert isinstance(events[-1], VersionDecided)
+    assert (events[-1].name, events[-1].version, events[-1].accepted) == ("recipe", 2, False)
+
+
+async def test_refine_is_offered_once_feedback_is_recorded(db_path: Path, tmp_path: Path) -> None:
+    state = await record(db_path, started(), codeact_payloads())
+    messages: list[Message] = []
+    app = TuiAgentApp(
+        db_path, open_session=state.session_id, settings=settings_without_model(tmp_path)
+    )
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        screen = await session_screen(pilot)
+        assert screen.check_action("refine", ()) is False
+        assert screen.check_action("review", ()) is False
+        await pilot.press("tab", "f")
+        await wait(pilot, lambda: isinstance(app.screen, FeedbackModal))
+        await pilot.press("enter", "down", "enter", "ctrl+r")  # missing, submit and refine
+        await wait(pilot, lambda: any("needs a model" in n for n in notices(messages)))
+        assert screen.check_action("refine", ()) is True
+    events = await stored_events(db_path, state.session_id)
+    assert len(events) == state.event_count + 1  # the feedback, and nothing of a refinement
+    assert isinstance(events[-1], FeedbackSubmitted)
+
+
+async def test_submit_and_refine_on_a_running_session_keeps_the_feedback(
+    db_path: Path, tmp_path: Path
+) -> None:
+    hold = asyncio.Event()
+    messages: list[Message] = []
+    app = TuiAgentApp(db_path, settings=settings_without_model(tmp_path))
+    app.start_session(started(), agent_of(codeact_payloads()[:14], hold))
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        screen = await session_screen(pilot)
+        await wait(pilot, lambda: screen.state.analysis is not None)
+        assert screen.check_action("refine", ()) is False
+        await pilot.press("tab", "f")
+        await wait(pilot, lambda: isinstance(app.screen, FeedbackModal))
+        await pilot.press("enter", "down", "enter", "ctrl+r")
+        await wait(pilot, lambda: "Refine (r) once the agent has finished." in notices(messages))
+        assert screen.state.status == "running"
+        await wait(pilot, lambda: bool(screen.state.feedback))
+        hold.set()
+        await wait(pilot, lambda: screen.state.status == "completed")
+        assert screen.check_action("refine", ()) is True

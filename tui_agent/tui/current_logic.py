@@ -1,0 +1,69 @@
+"""What produces a field now, for the feedback modal: the code's lines, or the recipe binding.
+
+The version in use is the session's current artifact ("recipe" or "code") when it has one;
+before any refinement it is the recipe in the test context, or the code of the latest step
+that ran successfully.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tui_agent.analysis.logic import field_logic
+from tui_agent.printer import recipe_in_use
+from tui_agent.session import SessionState
+
+READ_WHERE = {
+    "shows_panel": "read in DETAILS_PANEL {panel} after clicking the item",
+    "navigates": "read on the details page the item's link opens",
+    "inline": "read inside the clicked LIST_ITEM {item}",
+}
+"""Where DETAILS_FIELDS are read, by CLICK_BEHAVIOR (as the executor reads them)."""
+
+
+def current_logic(state: SessionState, field: str) -> str | None:
+    """The binding (recipe sessions) or the lines of code producing `field`; None if unknown."""
+    document = recipe_in_use(state)
+    if document is not None:
+        return recipe_binding(document, field)
+    code = current_code(state)
+    return field_logic(code, field) if code else None
+
+
+def current_code(state: SessionState) -> str | None:
+    """The current "code" artifact, else the latest step that ran successfully (else the
+    latest with code)."""
+    artifact = state.artifact("code")
+    if artifact is not None:
+        return artifact.content
+    with_code = [step for step in state.steps.values() if step.code is not None]
+    succeeded = [s for s in with_code if s.execution is not None and s.execution.success]
+    chosen = succeeded or with_code
+    return chosen[-1].code if chosen else None
+
+
+def recipe_binding(document: dict[str, Any], field: str) -> str | None:
+    """The binding that reads `field` (DETAILS_FIELDS or ITEM_FIELDS) and where it is read."""
+    bindings = document.get("bindings")
+    if not isinstance(bindings, dict):
+        return None
+    item = bindings.get("LIST_ITEM", "?")
+    for key, where in (
+        ("ITEM_FIELDS", f"read inside each LIST_ITEM {item}"),
+        ("DETAILS_FIELDS", _details_where(bindings)),
+    ):
+        fields = bindings.get(key)
+        if isinstance(fields, dict) and field in fields:
+            spec = json.dumps(fields[field], ensure_ascii=False)
+            return f"{key}[{json.dumps(field)}] = {spec}\n  ({where})"
+    if field == "content" and bindings.get("DETAILS_CONTENT"):
+        spec = json.dumps(bindings["DETAILS_CONTENT"], ensure_ascii=False)
+        return f"DETAILS_CONTENT = {spec}\n  ({_details_where(bindings)})"
+    return None
+
+
+def _details_where(bindings: dict[str, Any]) -> str:
+    behavior = bindings.get("CLICK_BEHAVIOR", "shows_panel")
+    template = READ_WHERE.get(behavior, READ_WHERE["shows_panel"])
+    return template.format(panel=bindings.get("DETAILS_PANEL"), item=bindings.get("LIST_ITEM"))

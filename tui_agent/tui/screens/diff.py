@@ -1,0 +1,126 @@
+"""The decision on a candidate version: its diff against the version in use, the per-field
+summary (coverage before -> after), and accept / reject / later.
+
+Dismissed with True (accept), False (reject) or None (decide later: Escape).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Footer, Static
+
+from tui_agent.events import Artifact, RefinementProgress
+from tui_agent.printer import artifact_text
+from tui_agent.session import SessionState
+from tui_agent.tui.paths import styles_dir
+from tui_agent.tui.widgets.diff_view import DiffView
+
+
+def outcome_note(state: SessionState, candidate: Artifact) -> str:
+    """The message of the refinement's last progress after `candidate` was recorded."""
+    timeline = state.timeline
+    after = next((i for i, e in enumerate(timeline) if e == candidate), len(timeline))
+    notes = [e.message for e in timeline[after:] if isinstance(e, RefinementProgress)]
+    return notes[0] if notes else ""
+
+
+def summary_content(candidate: Artifact, note: str) -> Content:
+    """One line per field of the candidate's summary (fixed ones marked), then the note."""
+    parts: list[str | tuple[str, str]] = []
+    for segment in filter(None, (s.strip() for s in candidate.summary.split(";"))):
+        fixed = segment.endswith("(fixed)")
+        parts += [
+            ("  ✓ " if fixed else "  · ", "$text-success" if fixed else "$text-muted"),
+            (segment + "\n", "$text-success" if fixed else ""),
+        ]
+    if note:
+        parts.append((note, "italic"))
+    return Content.assemble(*parts).rstrip("\n")
+
+
+class DiffScreen(ModalScreen[bool | None]):
+    """The candidate `candidate` against `current` (the version in use, if any)."""
+
+    CSS_PATH = styles_dir() / "diff.tcss"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "a",
+            "decide(True)",
+            "Accept",
+            id="diff.accept",
+            tooltip="Make the candidate the version in use and re-run it",
+        ),
+        Binding(
+            "x",
+            "decide(False)",
+            "Reject",
+            id="diff.reject",
+            tooltip="Keep the version in use; the candidate stays in the session",
+        ),
+        Binding(
+            "s",
+            "toggle_view",
+            "Unified/split",
+            id="diff.view",
+            tooltip="Switch between the side-by-side and the unified diff",
+        ),
+        Binding("escape", "later", "Later", id="diff.later", tooltip="Decide later (d)"),
+    ]
+
+    AUTO_FOCUS = "#diff"
+
+    def __init__(self, current: Artifact | None, candidate: Artifact, note: str = "") -> None:
+        super().__init__()
+        self.current = current
+        self.candidate = candidate
+        self.note = note
+
+    def compose(self) -> ComposeResult:
+        current, candidate = self.current, self.candidate
+        name = candidate.name
+        old_label = f"{name} v{current.version} (in use)" if current else f"{name}: none in use"
+        new_label = f"{name} v{candidate.version} (candidate)"
+        with Vertical(id="diff-dialog") as dialog:
+            dialog.border_title = f"Review {name} v{candidate.version} · {candidate.origin}"
+            yield Static(summary_content(candidate, self.note), id="diff-summary")
+            yield DiffView(
+                artifact_text(current) if current else "",
+                artifact_text(candidate),
+                old_label,
+                new_label,
+                id="diff",
+            )
+            with Horizontal(id="diff-buttons"):
+                yield Button("Accept", variant="success", id="accept", compact=True)
+                yield Button("Reject", variant="error", id="reject", compact=True)
+                yield Button("Later", id="later", compact=True)
+        yield Footer()
+
+    def action_decide(self, accepted: bool) -> None:
+        self.dismiss(accepted)
+
+    def action_later(self) -> None:
+        self.dismiss(None)
+
+    def action_toggle_view(self) -> None:
+        self.query_one(DiffView).toggle()
+
+    @on(Button.Pressed, "#accept")
+    def _accept(self) -> None:
+        self.dismiss(True)
+
+    @on(Button.Pressed, "#reject")
+    def _reject(self) -> None:
+        self.dismiss(False)
+
+    @on(Button.Pressed, "#later")
+    def _later(self) -> None:
+        self.dismiss(None)
