@@ -483,3 +483,22 @@ def test_cost_reads_known_partly_known_and_unknown(
 @pytest.mark.parametrize(("seconds", "shown"), [(0.4, "0s"), (83, "1:23"), (3723, "1:02:03")])
 def test_durations_read_as_clock_times(seconds: float, shown: str) -> None:
     assert format_duration(seconds) == shown
+
+
+async def test_escape_from_the_items_table_goes_home(
+    db_path: Path, two_sessions: tuple[SessionState, SessionState]
+) -> None:
+    """The table's header restyle may land after the screen is gone: it must not crash."""
+    codeact, _ = two_sessions
+    app = TuiAgentApp(db_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await home_ready(pilot)
+        await pilot.press("down", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionScreen))
+        table = app.screen.query_one(ItemsTable)
+        await pilot.press("tab")
+        await wait_until(pilot, lambda: table.has_focus_within)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await pilot.pause()
+        assert app.is_running and app.return_code is None

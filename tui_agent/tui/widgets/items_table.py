@@ -207,8 +207,10 @@ class ItemsTable(Widget):
             self.call_after_refresh(self._restyle_headers)
 
     def _restyle_headers(self) -> None:
-        if self._keys:
-            self.grid.relabel(self._grid_columns())
+        # Runs after a refresh: by then the screen may be closing and the grid gone.
+        grids = self.query(ItemsGrid)
+        if self._keys and grids:
+            grids.first().relabel(self._grid_columns())
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "request_feedback":
