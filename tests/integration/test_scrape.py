@@ -160,3 +160,11 @@ async def test_events_of_a_scrape_are_the_spine(tmp_path, demo_site):
     assert [e.name for e in recorded if isinstance(e, Artifact)] == ["strategy", "recipe"]
     assert not [e for e in recorded if isinstance(e, LLMCall)]
     assert set(FIELDS) <= set(state.items[0])
+
+
+async def test_an_error_page_ends_the_session_with_its_status(tmp_path, demo_site):
+    state = await scrape(tmp_path, f"{demo_site.base_url}/no-such-layout", "Extract 3 items")
+    assert (state.status, state.stopped_reason) == ("failed", "error")
+    assert "answered HTTP 404" in state.errors[-1].message
+    assert [(p.name, p.finished.ok) for p in state.phases if p.finished] == [("load", False)]
+    assert state.items == []

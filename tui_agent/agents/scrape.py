@@ -221,13 +221,16 @@ class ScrapeAgent:
         """A fresh page on the URL; a _Failed naming why it could not load."""
         try:
             page = await browser.page()
-            await page.goto(self.url, timeout=LOAD_TIMEOUT_MS)
+            response = await page.goto(self.url, timeout=LOAD_TIMEOUT_MS)
         except (BrowserError, PlaywrightError) as exc:
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             message = (
                 reason if isinstance(exc, BrowserError) else f"cannot load {self.url}: {reason}"
             )
             raise _Failed(message, "PageLoadError") from None
+        if response is not None and response.status >= 400:
+            message = f"{self.url} answered HTTP {response.status} {response.status_text}".strip()
+            raise _Failed(f"{message}: not a page to plan on", "PageLoadError")
         return page
 
     async def _plan(self, page: Page) -> AsyncIterator[Event]:
