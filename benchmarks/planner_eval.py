@@ -7,9 +7,9 @@ For each layout of the demo site (served in this process on an ephemeral port) o
 `tui-agent scrape` session runs (Chromium start, planning, generators, recipe with its dry run,
 extraction) into a temporary SQLite store, saving its recipe; then the saved recipe runs again
 as `tui-agent recipe run` does, with no model. Printed per layout: items found / expected,
-field accuracy against the ground truth, seconds, tool calls, tokens; and the second run's
-seconds and tokens (always zero) with its ratio to the first run (the baseline measured in the
-same run: what exploring the page costs over simply running what was learned).
+field accuracy against the ground truth, seconds, the planners' probe calls, tokens; and the
+second run's seconds and tokens (always zero) with its ratio to the first run (the baseline
+measured in the same run: what exploring the page costs over simply running what was learned).
 """
 
 from __future__ import annotations
@@ -33,6 +33,9 @@ from tui_agent.session import SessionRunner, SessionState
 from tui_agent.store import Store
 from tui_agent.web.demo_site import LAYOUTS, DemoSite
 from tui_agent.web.recipe import load_recipe
+
+PLANNER_CALLS = ("offline-", "planner-")
+"""Call ids of the planners' probes (the generators, dry run and executor have their own)."""
 
 
 def field_accuracy(items: list[dict[str, Any]], truth: list[dict[str, str]]) -> float:
@@ -72,7 +75,7 @@ async def evaluate(layout: str, site: DemoSite, args: argparse.Namespace, folder
             "expected": args.items,
             "accuracy": field_accuracy(state.items, site.ground_truth(layout)[: args.items]),
             "seconds": first,
-            "tool_calls": len(state.tool_calls),
+            "tool_calls": sum(c.startswith(PLANNER_CALLS) for c in state.tool_calls),
             "tokens": state.total_tokens,
             "again": None,
             "again_tokens": None,
@@ -94,7 +97,7 @@ async def evaluate(layout: str, site: DemoSite, args: argparse.Namespace, folder
 
 def print_rows(rows: list[dict]) -> None:
     header = (
-        f"{'layout':<11}{'items':>9}{'fields':>9}{'seconds':>9}{'tools':>7}{'tokens':>8}"
+        f"{'layout':<11}{'items':>9}{'fields':>9}{'seconds':>9}{'probes':>7}{'tokens':>8}"
         f"{'again s':>9}{'again tok':>10}{'again/first':>12}"
     )
     print(header)
