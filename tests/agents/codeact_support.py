@@ -18,9 +18,6 @@ from tui_agent.sandbox.choose import backend_status
 from tui_agent.session import SessionRunner, SessionState
 from tui_agent.store import Store
 
-MODEL = "gpt-4o-mini"
-"""Served by the scripted server; a name litellm has a price for, so budgets can be kept."""
-
 
 def sandbox_backend() -> str:
     """docker when it works here, else bubblewrap; under CI docker must work."""

@@ -1,13 +1,14 @@
-"""Fixtures for the CodeAct agent: the scripted model server, a real sandbox, a real store."""
+"""Fixtures for the CodeAct agent: a real sandbox and a real store (the scripted model
+server is the project-wide `server`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from codeact_support import MODEL, sandbox_backend
+from codeact_support import sandbox_backend
 from support.scripted_model import ScriptedModel
+from support.sessions import scripted_settings
 
 from tui_agent.config import Settings
 
@@ -18,18 +19,6 @@ def backend() -> str:
 
 
 @pytest.fixture
-def server() -> Iterator[ScriptedModel]:
-    with ScriptedModel() as scripted:
-        yield scripted
-
-
-@pytest.fixture
 def settings(tmp_path: Path, server: ScriptedModel, backend: str) -> Settings:
     """Settings reaching the scripted server, with the chosen sandbox and a temporary store."""
-    return Settings(
-        model=server.model(MODEL),
-        api_base=server.api_base,
-        db=tmp_path / "sessions.db",
-        sandbox=backend,  # type: ignore[arg-type]
-        workspace=tmp_path / "workspace",
-    )
+    return scripted_settings(server, tmp_path, backend)

@@ -9,10 +9,12 @@ from typing import Any
 
 import pytest
 from codeact_support import Recorded, ScriptedApprover, record
-from support.scripted_model import Reply, ScriptedModel, error, text
+from support.scripted_model import Reply, ScriptedModel, error
+from support.scripted_model import action_reply as reply
 
+from tui_agent.agents.action_turn import REASKED
 from tui_agent.agents.approval import Decision
-from tui_agent.agents.codeact import REASKED, codeact_session
+from tui_agent.agents.codeact import codeact_session
 from tui_agent.config import ConfigError, Settings
 from tui_agent.events import (
     CodeProposed,
@@ -46,23 +48,6 @@ ANSWER = (
     "for 6 years, you would earn $6,386.41 in compound interest, resulting in a final amount "
     "of $21,386.41."
 )
-
-
-def reply(
-    thought: str,
-    action: str,
-    *,
-    code: str | None = None,
-    final_answer: str | None = None,
-    **options: Any,
-) -> Reply:
-    """A scripted reply holding one JSON action."""
-    body: dict[str, str] = {"thought": thought, "action": action}
-    if code is not None:
-        body["code"] = code
-    if final_answer is not None:
-        body["final_answer"] = final_answer
-    return text(json.dumps(body), **options)
 
 
 def answer(text_: str = "Done.", **options: Any) -> Reply:

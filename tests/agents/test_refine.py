@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from codeact_support import MODEL, record
+from codeact_support import record
 from support.requirements import require_backend, require_chromium
-from support.scripted_model import Reply, ScriptedModel, error, text
+from support.scripted_model import Reply, ScriptedModel, action_reply, error, text
+from support.sessions import record_exec, refine_stored, scripted_settings
 
 from tui_agent.agents.codeact import codeact_session
-from tui_agent.agents.execute import exec_started, run_exec
 from tui_agent.agents.refine import CodeRefinement
 from tui_agent.agents.refinement import (
     RefinementError,
@@ -33,7 +33,6 @@ from tui_agent.events import (
     Error,
     Event,
     ExecutionFinished,
-    FeedbackSubmitted,
     ItemsExtracted,
     LLMCall,
     Log,
@@ -44,7 +43,6 @@ from tui_agent.events import (
     VersionDecided,
 )
 from tui_agent.llm import LLM, RetryPolicy
-from tui_agent.sandbox.choose import open_sandbox
 from tui_agent.sandbox.models import ExecuteRequest
 from tui_agent.session import SessionRunner, SessionState, fold
 from tui_agent.store import Store
@@ -103,30 +101,13 @@ RIGHT_PRICE = SCRAPER.format(pattern='r"<b class=\\"now\\">([0-9.]+)</b>"')
 
 def reply(code: str, thought: str = "I change how the field is computed.") -> Reply:
     """A scripted model reply holding a JSON code action, streamed in small pieces."""
-    body = {"thought": thought, "action": "execute_code", "code": code}
-    return text(json.dumps(body), chunk_size=16)
-
-
-def settings_for(tmp_path: Path, server: ScriptedModel, backend: str) -> Settings:
-    return Settings(
-        model=server.model(MODEL),
-        api_base=server.api_base,
-        db=tmp_path / "sessions.db",
-        sandbox=backend,  # type: ignore[arg-type]
-        workspace=tmp_path / "workspace",
-    )
-
-
-@pytest.fixture
-def server():
-    with ScriptedModel() as scripted:
-        yield scripted
+    return action_reply(thought, "execute_code", code=code, chunk_size=16)
 
 
 @pytest.fixture
 def settings(tmp_path: Path, server: ScriptedModel) -> Settings:
     require_backend("bubblewrap")
-    return settings_for(tmp_path, server, "bubblewrap")
+    return scripted_settings(server, tmp_path, "bubblewrap")
 
 
 def llm_of(settings: Settings) -> LLM:
@@ -136,12 +117,9 @@ def llm_of(settings: Settings) -> LLM:
 
 async def exec_session(settings: Settings, request: ExecuteRequest, **options: Any) -> str:
     """Record an exec session (the code really runs) and return its id."""
-    started = exec_started(request, "orders", **options)
-    sandbox = open_sandbox(settings.sandbox, workspace=settings.workspace)
-    async with sandbox:
-        recorded = await record(settings.db, started, run_exec(sandbox, request))
-    assert recorded.state.status == "completed"
-    return recorded.state.session_id
+    state = await record_exec(settings, request, "orders", **options)
+    assert state.status == "completed"
+    return state.session_id
 
 
 async def transformer_session(settings: Settings, code: str = ORIGINAL) -> str:
@@ -173,21 +151,18 @@ async def refine(
 ) -> Refined:
     """Append FeedbackSubmitted and the refinement to the stored session, as the CLI does."""
     async with await Store.open(settings.db) as store:
-        runner = await SessionRunner.resume(store, session_id)
-        submitted = await runner.emit(FeedbackSubmitted(feedback=feedback))
-        refinement = start_refinement(
-            runner.state,
+        runner, refinement, events = await refine_stored(
+            store,
+            session_id,
             feedback,
             settings=settings,
             llm=llm or llm_of(settings),
             max_attempts=max_attempts,
         )
-        async for event in refinement.run():
-            await runner.emit(event)
         stored = await store.events(session_id)
         assert fold(stored).summary() == runner.state.summary()
     assert refinement.outcome is not None
-    new = [e for e in stored if e.seq > submitted.seq]
+    new = stored[-len(events) :]
     return Refined(refinement.outcome, new, fold(stored))
 
 
@@ -460,7 +435,7 @@ async def test_a_codeact_session_is_refined_with_its_earlier_steps_rerun(
 @pytest.mark.docker
 async def test_on_docker_too(tmp_path: Path, server: ScriptedModel) -> None:
     require_backend("docker")
-    settings = settings_for(tmp_path, server, "docker")
+    settings = scripted_settings(server, tmp_path, "docker")
     session_id = await transformer_session(settings)
     server.push(reply(TOTAL_FIXED))
 

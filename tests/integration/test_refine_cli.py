@@ -7,13 +7,13 @@ A scrape session of recipes/demo-panel.json with a broken price binding is recor
 import asyncio
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from support.requirements import require_chromium
+from support.sessions import copy_database
 
 from tui_agent.analysis import analyze_output
 from tui_agent.events import ItemsExtracted, OutputAnalyzed, SessionEnded, SessionStarted
@@ -23,6 +23,8 @@ from tui_agent.web.demo_site import DemoSite
 
 RECIPES = Path(__file__).resolve().parents[2] / "recipes"
 MAX_ITEMS = "5"
+FIX_PRICE = ("--field", "price", "--issue", "missing", "--selector", ".field-price")
+"""The refine options that give the broken price binding its correct selector."""
 
 
 def tui_agent(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -70,9 +72,7 @@ def recorded(demo, tmp_path_factory) -> tuple[Path, str]:
 
 def copy_db(recorded: tuple[Path, str], tmp_path: Path) -> tuple[Path, str]:
     db, session_id = recorded
-    for path in db.parent.glob(db.name + "*"):
-        shutil.copy(path, tmp_path / path.name)
-    return tmp_path / db.name, session_id
+    return copy_database(db, tmp_path), session_id
 
 
 def stored_state(db: Path, session_id: str) -> SessionState:
@@ -88,19 +88,7 @@ def stored_state(db: Path, session_id: str) -> SessionState:
 @pytest.mark.chromium
 def test_refine_headless_accept_fixes_the_field_and_refreshes_the_items(tmp_path, demo, recorded):
     db, session_id = copy_db(recorded, tmp_path)
-    result = tui_agent(
-        db,
-        "refine",
-        session_id[:6],
-        "--field",
-        "price",
-        "--issue",
-        "missing",
-        "--selector",
-        ".field-price",
-        "--headless",
-        "--accept",
-    )
+    result = tui_agent(db, "refine", session_id[:6], *FIX_PRICE, "--headless", "--accept")
     assert result.returncode == 0, result.stderr
     assert "Fixed 1 field" in result.stdout
     assert '+      "price": ".field-price",' in result.stdout  # the diff of the bindings
@@ -128,18 +116,7 @@ def test_refine_headless_accept_fixes_the_field_and_refreshes_the_items(tmp_path
 @pytest.mark.chromium
 def test_refine_json_leaves_the_candidate_waiting_until_decided(tmp_path, recorded):
     db, session_id = copy_db(recorded, tmp_path)
-    result = tui_agent(
-        db,
-        "refine",
-        session_id,
-        "--field",
-        "price",
-        "--issue",
-        "missing",
-        "--selector",
-        ".field-price",
-        "--json",
-    )
+    result = tui_agent(db, "refine", session_id, *FIX_PRICE, "--json")
     assert result.returncode == 0, result.stderr
     events = [json.loads(line) for line in result.stdout.splitlines()]
     assert events[0]["type"] == "feedback_submitted"

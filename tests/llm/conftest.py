@@ -1,6 +1,6 @@
-"""Fixtures for the LLM layer: a scripted model server per test and clients bound to it."""
+"""Fixtures for the LLM layer: clients bound to the scripted model server (`server`)."""
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 from support.scripted_model import ScriptedModel
@@ -8,13 +8,6 @@ from support.scripted_model import ScriptedModel
 from tui_agent.llm import LLM, RetryPolicy
 
 FAST_RETRY = RetryPolicy(attempts=3, base_delay=0.01, max_delay=0.05)
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedModel]:
-    """A running scripted model with an empty script (tests `push` replies)."""
-    with ScriptedModel() as scripted:
-        yield scripted
 
 
 @pytest.fixture

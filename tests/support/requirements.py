@@ -35,3 +35,9 @@ def require_backend(name: str) -> None:
 
     status = backend_status(name)
     require(status.ok, f"the {name} sandbox", status.reason)
+
+
+def in_chromium(test):
+    """Mark `test` as a Chromium test run in its module's event loop (where the web
+    fixtures' browser lives)."""
+    return pytest.mark.chromium(pytest.mark.asyncio(loop_scope="module")(test))

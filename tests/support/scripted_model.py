@@ -73,6 +73,23 @@ def text(content: str, **options: Any) -> Reply:
     return Reply(content=content, **options)
 
 
+def action_reply(
+    thought: str,
+    action: str,
+    *,
+    code: str | None = None,
+    final_answer: str | None = None,
+    **options: Any,
+) -> Reply:
+    """A reply holding one JSON action of the code agents (thought, action, code or answer)."""
+    body: dict[str, str] = {"thought": thought, "action": action}
+    if code is not None:
+        body["code"] = code
+    if final_answer is not None:
+        body["final_answer"] = final_answer
+    return text(json.dumps(body), **options)
+
+
 def tool_calls(*calls: ToolCallReply, **options: Any) -> Reply:
     """A reply that calls tools instead of answering in text."""
     return Reply(tool_calls=tuple(calls), **options)

@@ -489,7 +489,6 @@ async def test_escape_from_the_items_table_goes_home(
     db_path: Path, two_sessions: tuple[SessionState, SessionState]
 ) -> None:
     """The table's header restyle may land after the screen is gone: it must not crash."""
-    codeact, _ = two_sessions
     app = TuiAgentApp(db_path)
     async with app.run_test(size=SIZE) as pilot:
         await home_ready(pilot)

@@ -22,6 +22,7 @@ import pytest
 from session_factory import wait_until
 from support.requirements import in_ci, require
 from support.scripted_model import Reply, ScriptedModel, _Handler, text
+from support.sessions import scripted_settings
 from textual.message import Message
 from textual.pilot import Pilot
 from textual.widgets import Markdown, Static
@@ -181,14 +182,7 @@ def server() -> Iterator[HeldModel]:
 
 
 def settings_for(server: ScriptedModel, tmp_path: Path, **extra: Any) -> Settings:
-    return Settings(
-        model=server.model("gpt-4o-mini"),
-        api_base=server.api_base,
-        db=tmp_path / "sessions.db",
-        sandbox=backend(),  # type: ignore[arg-type]
-        workspace=tmp_path / "workspace",
-        **extra,
-    )
+    return scripted_settings(server, tmp_path, backend(), **extra)
 
 
 def card(screen: SessionScreen, index: int) -> StepCard | None:

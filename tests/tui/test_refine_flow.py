@@ -13,14 +13,13 @@ import pytest
 from artifact_factory import recipe_document
 from session_factory import wait_until
 from support.requirements import require_backend, require_chromium
-from support.scripted_model import Reply, ScriptedModel, text
+from support.scripted_model import Reply, ScriptedModel, action_reply
+from support.sessions import record_exec, record_recipe, scripted_settings
 from test_app import posted, stored_events
 from test_feedback_modal import pick_issue, type_into
 from textual.message import Message
 from textual.pilot import Pilot
 
-from tui_agent.agents.execute import exec_started, run_exec
-from tui_agent.agents.recipe_run import recipe_started, run_recipe
 from tui_agent.config import Settings
 from tui_agent.events import (
     Artifact,
@@ -33,9 +32,7 @@ from tui_agent.events import (
     RefinementProgress,
     VersionDecided,
 )
-from tui_agent.sandbox.choose import open_sandbox
 from tui_agent.sandbox.models import ExecuteRequest
-from tui_agent.session import SessionRunner
 from tui_agent.store import Store
 from tui_agent.tui.app import TuiAgentApp
 from tui_agent.tui.messages import RefinementFinished, VersionDecisionRecorded
@@ -69,36 +66,19 @@ PRICES = [249.0, 89.5, 35.0]
 
 
 def reply(code: str, thought: str) -> Reply:
-    body = {"thought": thought, "action": "execute_code", "code": code}
-    return text(json.dumps(body), chunk_size=24)
-
-
-@pytest.fixture
-def server() -> Any:
-    with ScriptedModel() as scripted:
-        yield scripted
+    return action_reply(thought, "execute_code", code=code, chunk_size=24)
 
 
 @pytest.fixture
 def settings(tmp_path: Path, server: ScriptedModel) -> Settings:
     require_backend("bubblewrap")
-    return Settings(
-        model=server.model("gpt-4o-mini"),
-        api_base=server.api_base,
-        db=tmp_path / "sessions.db",
-        sandbox="bubblewrap",
-        workspace=tmp_path / "workspace",
-    )
+    return scripted_settings(server, tmp_path, "bubblewrap")
 
 
 async def transformer_session(settings: Settings) -> str:
     """A transformer whose `price` comes out empty, recorded by the real exec agent."""
     request = ExecuteRequest(code=ORIGINAL, args=[ORDERS])
-    started = exec_started(request, "orders to prices", agent_type="transformer")
-    async with await Store.open(settings.db) as store:
-        sandbox = open_sandbox(settings.sandbox, workspace=settings.workspace)
-        async with sandbox:
-            state = await SessionRunner(store).run(started, run_exec(sandbox, request))
+    state = await record_exec(settings, request, "orders to prices", agent_type="transformer")
     assert state.status == "completed" and state.items == [
         {"name": o["name"], "price": None} for o in ORDERS
     ]
@@ -195,9 +175,8 @@ async def test_a_recipe_binding_is_fixed_by_the_users_selector(tmp_path: Path) -
     broken = parse_recipe(recipe_document(".field-cost"), "the test recipe")
     with DemoSite() as site:
         url = site.url("panel")
-        started = recipe_started(broken, url, max_items=3)
         async with await Store.open(settings.db) as store:
-            recorded = await SessionRunner(store).run(started, run_recipe(broken, url, max_items=3))
+            recorded = await record_recipe(store, broken, url, max_items=3)
         assert [item.get("price") for item in recorded.items] == [None] * 3
         truth = [item["price"] for item in site.ground_truth("panel")[:3]]
 

@@ -2,7 +2,7 @@
 
 from tui_agent.analysis.logic import field_logic
 
-SCRAPER = '''from bs4 import BeautifulSoup
+SCRAPER = """from bs4 import BeautifulSoup
 
 def main():
     soup = BeautifulSoup(html, "lxml")
@@ -14,7 +14,7 @@ def main():
         )
         items.append(item)
     return items
-'''
+"""
 
 
 def test_dict_key_and_subscript_assignment():

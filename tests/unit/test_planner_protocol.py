@@ -12,7 +12,7 @@ from tui_agent.web.planner_prompts import (
     task_message,
     verify_message,
 )
-from tui_agent.web.probes import TOOL_SPECS
+from tui_agent.web.probe_specs import TOOL_SPECS
 from tui_agent.web.strategy import parse_strategy
 
 TOOL_NAMES = [spec["function"]["name"] for spec in TOOL_SPECS]

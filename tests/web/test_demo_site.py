@@ -13,9 +13,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import pytest_asyncio
-from support.requirements import require_chromium
+from support.requirements import in_chromium
 
-from tui_agent.web.browser import Browser
 from tui_agent.web.demo_site import (
     BATCH_SIZE,
     CATEGORIES,
@@ -51,26 +50,13 @@ SAMPLE = [*range(0, PRODUCT_COUNT, 17), PRODUCT_COUNT - 1]
 """Items whose details are opened by a click (every currency, every missing-field rule)."""
 
 
-def in_chromium(test):
-    return pytest.mark.chromium(pytest.mark.asyncio(loop_scope="module")(test))
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def browser():
-    require_chromium()
-    async with Browser() as running:
-        yield running
-
-
 @pytest_asyncio.fixture(loop_scope="module")
-async def page(browser):
+async def page(page):
     """A fresh page; any script error or failed request on it fails the test."""
-    page = await browser.page()
     problems: list[str] = []
     page.on("pageerror", lambda exc: problems.append(str(exc)))
     page.on("console", lambda msg: problems.append(msg.text) if msg.type == "error" else None)
     yield page
-    await page.context.close()
     assert problems == []
 
 

@@ -11,41 +11,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
-from support.requirements import require_chromium
+from support.requirements import in_chromium
 from support.scripted_model import ScriptedModel, text
 
 from tui_agent.events import Event, LLMCall, Log, ToolCall, ToolResult
 from tui_agent.llm.client import LLM, RetryPolicy
-from tui_agent.web.browser import Browser
 from tui_agent.web.controls import Control, Option, filter_matches, search_inputs, sort_matches
 from tui_agent.web.demo_site.anatomy import ANATOMY, ITEM, LIST
 from tui_agent.web.executor import RecipeExecutor
-from tui_agent.web.generators import GeneratorPhase, check_filter, check_search, check_sort
+from tui_agent.web.generators import GeneratorPhase
+from tui_agent.web.list_checks import check_filter, check_search, check_sort
 from tui_agent.web.recipe import parse_recipe
 from tui_agent.web.strategy import Fragment
 from tui_agent.web.task_intent import needed_generators, parse_intent
 
 FILTER = ANATOMY["filter"].extra
 TITLES = f"{LIST} > {ITEM} .card-title"
-
-
-def in_chromium(test):
-    return pytest.mark.chromium(pytest.mark.asyncio(loop_scope="module")(test))
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def browser():
-    require_chromium()
-    async with Browser() as running:
-        yield running
-
-
-@pytest_asyncio.fixture(loop_scope="module")
-async def page(browser):
-    page = await browser.page()
-    yield page
-    await page.context.close()
 
 
 async def generate(page, url: str, task: str, llm: LLM | None = None, item: str = ITEM):

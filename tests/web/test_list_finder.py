@@ -3,39 +3,17 @@
 from pathlib import Path
 
 import pytest
-import pytest_asyncio
-from support.requirements import require_chromium
+from support.requirements import in_chromium
 
-from tui_agent.web import list_finder, probes, snapshot
-from tui_agent.web.browser import Browser
+from tui_agent.web import list_finder, probe_results, probe_scripts, probes, snapshot
 from tui_agent.web.demo_site import BATCH_SIZE, LAYOUTS
 from tui_agent.web.demo_site.anatomy import ANATOMY, ITEM, LIST
 from tui_agent.web.list_finder import find_lists
-
-
-def in_chromium(test):
-    return pytest.mark.chromium(pytest.mark.asyncio(loop_scope="module")(test))
-
 
 SAME_ELEMENTS = """([found, truth]) => {
   const a = [...document.querySelectorAll(found)], b = [...document.querySelectorAll(truth)];
   return a.length === b.length && a.every((el, i) => el === b[i]);
 }"""
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def browser():
-    require_chromium()
-    async with Browser() as running:
-        yield running
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def page(browser):
-    """One page for the module: each test loads what it needs."""
-    page = await browser.page()
-    yield page
-    await page.context.close()
 
 
 async def loaded(page, url: str, layout: str) -> int:
@@ -53,13 +31,13 @@ async def loaded(page, url: str, layout: str) -> int:
 
 @in_chromium
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
-async def test_finds_the_product_list_on_every_layout(page, demo_site, layout):
-    expected = await loaded(page, demo_site.url(layout), layout)
-    found = await find_lists(page)
+async def test_finds_the_product_list_on_every_layout(shared_page, demo_site, layout):
+    expected = await loaded(shared_page, demo_site.url(layout), layout)
+    found = await find_lists(shared_page)
     best = found[0]
     assert best.count == expected
-    assert await page.evaluate(SAME_ELEMENTS, [best.item, f"{LIST} > {ITEM}"])
-    assert await page.evaluate(SAME_ELEMENTS, [best.container, LIST])
+    assert await shared_page.evaluate(SAME_ELEMENTS, [best.item, f"{LIST} > {ITEM}"])
+    assert await shared_page.evaluate(SAME_ELEMENTS, [best.container, LIST])
     assert best.links == expected
     assert best.sample.startswith(demo_site.ground_truth(layout)[0]["title"])
     # Navigation, pagination and filter lists may be listed, but far behind the products.
@@ -67,8 +45,8 @@ async def test_finds_the_product_list_on_every_layout(page, demo_site, layout):
 
 
 @in_chromium
-async def test_exact_item_selector_among_mixed_siblings(page):
-    await page.set_content(
+async def test_exact_item_selector_among_mixed_siblings(shared_page):
+    await shared_page.set_content(
         "<nav><ul>" + "<li><a href='/x'>Menu</a></li>" * 6 + "</ul></nav>"
         "<div id='results'>"
         + "".join(
@@ -78,15 +56,15 @@ async def test_exact_item_selector_among_mixed_siblings(page):
         + "<div class='result sponsored-box ad'><p>Sponsored</p></div>"
         "<div class='footer-note'>End</div></div>"
     )
-    best = (await find_lists(page))[0]
+    best = (await find_lists(shared_page))[0]
     assert best.count == 6
-    assert await page.evaluate(SAME_ELEMENTS, [best.item, "#results > div.result"])
+    assert await shared_page.evaluate(SAME_ELEMENTS, [best.item, "#results > div.result"])
     assert best.container == "#results"
 
 
 @in_chromium
-async def test_classless_rows_are_scoped_by_their_container(page):
-    await page.set_content(
+async def test_classless_rows_are_scoped_by_their_container(shared_page):
+    await shared_page.set_content(
         "<ul><li>one</li><li>two</li><li>three</li></ul>"
         "<table class='listing'><tbody>"
         + "".join(
@@ -95,21 +73,21 @@ async def test_classless_rows_are_scoped_by_their_container(page):
         )
         + "</tbody></table>"
     )
-    best = (await find_lists(page))[0]
+    best = (await find_lists(shared_page))[0]
     assert best.count == 7
-    assert await page.evaluate(SAME_ELEMENTS, [best.item, "table.listing tr"])
+    assert await shared_page.evaluate(SAME_ELEMENTS, [best.item, "table.listing tr"])
 
 
 @in_chromium
-async def test_a_page_without_a_list_has_no_candidates(page):
-    await page.set_content("<main><h1>Hello</h1><p>One paragraph.</p></main>")
-    assert await find_lists(page) == []
+async def test_a_page_without_a_list_has_no_candidates(shared_page):
+    await shared_page.set_content("<main><h1>Hello</h1><p>One paragraph.</p></main>")
+    assert await find_lists(shared_page) == []
 
 
 def test_product_code_does_not_know_the_demo_site():
     """The finder discovers the page: no demo selector is written into the tools."""
     demo_names = {LIST, ITEM, "product-list", "details-panel", "card-details", "button.load-more"}
     demo_names |= {"page-next", "field-", "toggle-details"}
-    for module in (list_finder, snapshot, probes):
+    for module in (list_finder, snapshot, probes, probe_scripts, probe_results):
         source = Path(module.__file__).read_text()
         assert not [name for name in demo_names if name in source], module.__name__

@@ -9,8 +9,6 @@ with the layout's anatomy (tests may read it; the planner may not).
 from typing import Any
 
 import pytest
-import pytest_asyncio
-from support.requirements import require_chromium
 
 from tui_agent.events import Event, Log, ToolCall, ToolResult
 from tui_agent.web.browser import Browser
@@ -32,13 +30,6 @@ SAME_ELEMENTS = """([found, truth]) => {
   const a = [...document.querySelectorAll(found)], b = [...document.querySelectorAll(truth)];
   return a.length > 0 && a.length === b.length && a.every((el, i) => el === b[i]);
 }"""
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def browser():
-    require_chromium()
-    async with Browser() as running:
-        yield running
 
 
 @pytest.fixture(scope="module")

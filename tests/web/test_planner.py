@@ -11,8 +11,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-import pytest_asyncio
-from support.requirements import require_chromium
 from support.scripted_model import Reply, ScriptedModel, ToolCallReply, error, text, tool_calls
 
 from tui_agent.events import Event, LLMCall, Log, Thought, ToolCall, ToolResult
@@ -29,7 +27,8 @@ from tui_agent.web.planner_prompts import (
     reparse_message,
     verify_message,
 )
-from tui_agent.web.probes import TOOL_SPECS, Probes
+from tui_agent.web.probe_specs import TOOL_SPECS
+from tui_agent.web.probes import Probes
 from tui_agent.web.strategy import FieldSelector, Strategy
 
 pytestmark = [pytest.mark.chromium, pytest.mark.asyncio(loop_scope="module")]
@@ -67,13 +66,6 @@ PANEL_ANSWER = answer(
 """,
     lead="I know enough to write the strategy.",
 )
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def browser():
-    require_chromium()
-    async with Browser() as running:
-        yield running
 
 
 @dataclass

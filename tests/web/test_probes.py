@@ -1,38 +1,19 @@
 """The planner's tools in real Chromium against the demo shop, checked with its anatomy."""
 
 import pytest
-import pytest_asyncio
-from support.requirements import require_chromium
+from support.requirements import in_chromium
 
 from tui_agent.events import ToolCall, ToolResult
-from tui_agent.web.browser import Browser
 from tui_agent.web.demo_site import BATCH_SIZE
 from tui_agent.web.demo_site.anatomy import ANATOMY, ITEM, LIST, PANEL
-from tui_agent.web.probes import TOOL_SPECS, Probes, VerifiedSelectors, traced
+from tui_agent.web.probe_results import VerifiedSelectors
+from tui_agent.web.probe_specs import TOOL_SPECS
+from tui_agent.web.probes import Probes, traced
 
 SAME_ELEMENT = """([a, b]) => {
   const x = document.querySelector(a);
   return x !== null && x === document.querySelector(b);
 }"""
-
-
-def in_chromium(test):
-    return pytest.mark.chromium(pytest.mark.asyncio(loop_scope="module")(test))
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def browser():
-    require_chromium()
-    async with Browser() as running:
-        yield running
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def page(browser):
-    """One page for the module: each test opens the layout it needs."""
-    page = await browser.page()
-    yield page
-    await page.context.close()
 
 
 async def opened(page, site, layout: str, fresh: bool = True) -> Probes:
@@ -56,8 +37,8 @@ def texts(result) -> dict[str, str]:
 
 
 @in_chromium
-async def test_click_on_the_panel_layout_shows_the_panel(page, demo_site):
-    probes = await opened(page, demo_site, "panel")
+async def test_click_on_the_panel_layout_shows_the_panel(shared_page, demo_site):
+    probes = await opened(shared_page, demo_site, "panel")
     call, result, probe = await traced(probes, "probeClick", {"selector": ITEM}, "c1", step=2)
     facts = probe.facts
     assert isinstance(call, ToolCall) and isinstance(result, ToolResult)
@@ -69,7 +50,7 @@ async def test_click_on_the_panel_layout_shows_the_panel(page, demo_site):
         True,
     )
     assert facts["behavior"] == "shows_panel" and not facts["url_changed"]
-    assert await page.evaluate(SAME_ELEMENT, [facts["appeared"], PANEL])
+    assert await shared_page.evaluate(SAME_ELEMENT, [facts["appeared"], PANEL])
     assert facts["appeared"] in probes.verified
     assert result.facts["verified"][facts["appeared"]] == 1
     assert "details panel appeared" in result.output
@@ -79,16 +60,16 @@ async def test_click_on_the_panel_layout_shows_the_panel(page, demo_site):
 
 
 @in_chromium
-async def test_click_on_the_navigate_layout_navigates_and_comes_back(page, demo_site):
-    probes = await opened(page, demo_site, "navigate")
-    list_url = page.url
+async def test_click_on_the_navigate_layout_navigates_and_comes_back(shared_page, demo_site):
+    probes = await opened(shared_page, demo_site, "navigate")
+    list_url = shared_page.url
     probe = await probes.probe_click(ITEM)
     facts = probe.facts
     truth = demo_site.ground_truth("navigate")[0]
     assert facts["behavior"] == "navigates" and facts["url_changed"]
     assert facts["url"] == truth["url"]
-    assert facts["restored"] and page.url == list_url
-    assert await page.locator(f"{LIST} > {ITEM}").count() > 0
+    assert facts["restored"] and shared_page.url == list_url
+    assert await shared_page.locator(f"{LIST} > {ITEM}").count() > 0
     # The detail page's selectors were verified there, before going back.
     assert facts["appeared"] == ANATOMY["navigate"].details
     found = {text: selector for selector, text in texts(probe).items()}
@@ -97,8 +78,8 @@ async def test_click_on_the_navigate_layout_navigates_and_comes_back(page, demo_
 
 
 @in_chromium
-async def test_click_on_the_inline_layout_expands_the_item_and_folds_it(page, demo_site):
-    probes = await opened(page, demo_site, "inline")
+async def test_click_on_the_inline_layout_expands_the_item_and_folds_it(shared_page, demo_site):
+    probes = await opened(shared_page, demo_site, "inline")
     probe = await probes.probe_click(ITEM)
     facts = probe.facts
     assert facts["behavior"] == "inline" and not facts["url_changed"]
@@ -106,7 +87,7 @@ async def test_click_on_the_inline_layout_expands_the_item_and_folds_it(page, de
     assert facts["appeared_absolute"] in probes.verified
     assert demo_site.ground_truth("inline")[0]["price"] in texts(probe).values()
     assert facts["restored"]
-    assert await page.locator(f"{ITEM} {ANATOMY['inline'].details}").count() == 0
+    assert await shared_page.locator(f"{ITEM} {ANATOMY['inline'].details}").count() == 0
 
 
 MODAL_PAGE = """
@@ -127,14 +108,14 @@ MODAL_PAGE = """
 
 
 @in_chromium
-async def test_a_hidden_dialog_that_opens_is_a_panel_and_escape_closes_it(page):
-    await page.set_content(MODAL_PAGE)
-    probe = await Probes(page).probe_click("li.job a")
+async def test_a_hidden_dialog_that_opens_is_a_panel_and_escape_closes_it(shared_page):
+    await shared_page.set_content(MODAL_PAGE)
+    probe = await Probes(shared_page).probe_click("li.job a")
     facts = probe.facts
     assert facts["behavior"] == "shows_panel"
-    assert await page.evaluate(SAME_ELEMENT, [facts["appeared"], "div.job-modal"])
+    assert await shared_page.evaluate(SAME_ELEMENT, [facts["appeared"], "div.job-modal"])
     assert "Baker" in texts(probe).values()
-    assert facts["restored"] and await page.locator("div.job-modal").is_hidden()
+    assert facts["restored"] and await shared_page.locator("div.job-modal").is_hidden()
 
 
 SCRIPTED_VIEWS = """
@@ -160,30 +141,30 @@ SCRIPTED_VIEWS = """
 
 
 @in_chromium
-async def test_a_scripted_view_change_is_navigation_and_back_restores_it(page, demo_site):
-    await page.goto(f"{demo_site.base_url}/help")
-    list_url = page.url
-    await page.set_content(SCRIPTED_VIEWS)
-    probes = Probes(page)
+async def test_a_scripted_view_change_is_navigation_and_back_restores_it(shared_page, demo_site):
+    await shared_page.goto(f"{demo_site.base_url}/help")
+    list_url = shared_page.url
+    await shared_page.set_content(SCRIPTED_VIEWS)
+    probes = Probes(shared_page)
     probe = await probes.probe_click("li.row a")
     facts = probe.facts
     assert facts["behavior"] == "navigates" and facts["url"].endswith("/view/0")
     assert "Alpha" in texts(probe).values()
-    assert facts["restored"] and page.url == list_url
-    assert await page.locator("li.row").count() == 3
+    assert facts["restored"] and shared_page.url == list_url
+    assert await shared_page.locator("li.row").count() == 3
 
 
 @in_chromium
-async def test_items_loading_while_clicking_are_not_the_panel(page, demo_site):
-    probes = await opened(page, demo_site, "infinite")
+async def test_items_loading_while_clicking_are_not_the_panel(shared_page, demo_site):
+    probes = await opened(shared_page, demo_site, "infinite")
     probe = await probes.probe_click(f"{ITEM}:nth-child({BATCH_SIZE})")
     assert probe.facts["behavior"] == "shows_panel"
-    assert await page.evaluate(SAME_ELEMENT, [probe.facts["appeared"], PANEL])
+    assert await shared_page.evaluate(SAME_ELEMENT, [probe.facts["appeared"], PANEL])
 
 
 @in_chromium
-async def test_click_that_changes_nothing(page, demo_site):
-    probes = await opened(page, demo_site, "panel")
+async def test_click_that_changes_nothing(shared_page, demo_site):
+    probes = await opened(shared_page, demo_site, "panel")
     probe = await probes.probe_click("h1")
     assert probe.facts["behavior"] == "nothing"
     assert probe.facts["appeared"] is None and probe.facts["restored"]
@@ -194,10 +175,10 @@ async def test_click_that_changes_nothing(page, demo_site):
 
 
 @in_chromium
-async def test_describe_the_open_panel_gives_verified_field_selectors(page, demo_site):
-    probes = await opened(page, demo_site, "panel")
-    await page.locator(ITEM).first.click()
-    await page.wait_for_selector(ANATOMY["panel"].details_loaded)
+async def test_describe_the_open_panel_gives_verified_field_selectors(shared_page, demo_site):
+    probes = await opened(shared_page, demo_site, "panel")
+    await shared_page.locator(ITEM).first.click()
+    await shared_page.wait_for_selector(ANATOMY["panel"].details_loaded)
     probe = await probes.describe_element(PANEL)
     truth = demo_site.ground_truth("panel")[0]
     assert probe.facts["count"] == 1 and truth["title"] in probe.facts["text"]
@@ -207,14 +188,14 @@ async def test_describe_the_open_panel_gives_verified_field_selectors(page, demo
         selector = next(s for s, text in found.items() if text == truth[field])
         assert selector in probes.verified and selector in probe.verified
         # The selector really reads that field in the page.
-        read = await page.locator(selector).first.text_content()
+        read = await shared_page.locator(selector).first.text_content()
         assert " ".join(read.split()) == truth[field]
     assert "VERIFIED CONTENT SELECTORS" in probe.text
 
 
 @in_chromium
-async def test_describe_a_list_item_gives_relative_field_selectors(page, demo_site):
-    probes = await opened(page, demo_site, "pagination")
+async def test_describe_a_list_item_gives_relative_field_selectors(shared_page, demo_site):
+    probes = await opened(shared_page, demo_site, "pagination")
     probe = await probes.describe_element(ITEM)
     assert probe.facts["count"] == 24
     relative = {e["relative"]: e for e in probe.facts["content_selectors"]}
@@ -229,8 +210,8 @@ async def test_describe_a_list_item_gives_relative_field_selectors(page, demo_si
 
 
 @in_chromium
-async def test_scrolling_the_infinite_layout_loads_more(page, demo_site):
-    probes = await opened(page, demo_site, "infinite")
+async def test_scrolling_the_infinite_layout_loads_more(shared_page, demo_site):
+    probes = await opened(shared_page, demo_site, "infinite")
     probe = await probes.scroll_and_observe("page")
     facts = probe.facts
     assert facts["item_selector"] == ITEM
@@ -240,24 +221,26 @@ async def test_scrolling_the_infinite_layout_loads_more(page, demo_site):
 
 
 @in_chromium
-async def test_scrolling_the_loadmore_layout_finds_the_button(page, demo_site):
-    probes = await opened(page, demo_site, "loadmore")
+async def test_scrolling_the_loadmore_layout_finds_the_button(shared_page, demo_site):
+    probes = await opened(shared_page, demo_site, "loadmore")
     probes.item_selector = ITEM
     probe = await probes.scroll_and_observe("list")
     facts = probe.facts
     assert not facts["more_loaded"] and facts["before"] == facts["after"] == BATCH_SIZE
-    assert await page.evaluate(SAME_ELEMENT, [facts["load_more"], ANATOMY["loadmore"].load_more])
+    assert await shared_page.evaluate(
+        SAME_ELEMENT, [facts["load_more"], ANATOMY["loadmore"].load_more]
+    )
     assert facts["load_more"] in probes.verified
 
 
 @in_chromium
-async def test_scrolling_the_pagination_layout_finds_next(page, demo_site):
-    probes = await opened(page, demo_site, "pagination")
+async def test_scrolling_the_pagination_layout_finds_next(shared_page, demo_site):
+    probes = await opened(shared_page, demo_site, "pagination")
     probe = await probes.call("scrollAndObserve", {"target": "page"})
     facts = probe.facts
     assert probe.ok and facts["at_end"] and not facts["more_loaded"]
     next_page = ANATOMY["pagination"].next_page
-    assert await page.evaluate(SAME_ELEMENT, [facts["pagination"], next_page])
+    assert await shared_page.evaluate(SAME_ELEMENT, [facts["pagination"], next_page])
     assert facts["pagination"] in probes.verified
 
 
@@ -282,9 +265,9 @@ SCROLL_BOX = """
 
 
 @in_chromium
-async def test_scrolling_a_list_in_its_own_scroll_box(page):
-    await page.set_content(SCROLL_BOX)
-    probe = await Probes(page).call("scroll_and_observe", {"target": "list"})
+async def test_scrolling_a_list_in_its_own_scroll_box(shared_page):
+    await shared_page.set_content(SCROLL_BOX)
+    probe = await Probes(shared_page).call("scroll_and_observe", {"target": "list"})
     facts = probe.facts
     assert facts["item_selector"] == "li.post" and facts["before"] == 10
     assert facts["more_loaded"] and facts["after"] == 30 and facts["at_end"]
@@ -292,8 +275,8 @@ async def test_scrolling_a_list_in_its_own_scroll_box(page):
 
 
 @in_chromium
-async def test_scrolling_the_panel_layout_loads_nothing_and_ends(page, demo_site):
-    probes = await opened(page, demo_site, "panel")
+async def test_scrolling_the_panel_layout_loads_nothing_and_ends(shared_page, demo_site):
+    probes = await opened(shared_page, demo_site, "panel")
     probe = await probes.scroll_and_observe()
     facts = probe.facts
     assert not facts["more_loaded"] and facts["at_end"] and facts["after"] == 240
@@ -316,8 +299,10 @@ async def test_scrolling_the_panel_layout_loads_nothing_and_ends(page, demo_site
         ("describeElement", "li.card", "needs its arguments as a JSON object"),
     ],
 )
-async def test_a_bad_call_answers_not_ok_in_one_sentence(page, demo_site, name, arguments, says):
-    probes = await opened(page, demo_site, "panel", fresh=False)
+async def test_a_bad_call_answers_not_ok_in_one_sentence(
+    shared_page, demo_site, name, arguments, says
+):
+    probes = await opened(shared_page, demo_site, "panel", fresh=False)
     before = len(probes.verified)
     _call, result, probe = await traced(probes, name, arguments, "bad")
     assert not probe.ok and not result.ok and result.facts["verified"] == {}
@@ -330,8 +315,8 @@ async def test_a_bad_call_answers_not_ok_in_one_sentence(page, demo_site, name, 
 
 
 @in_chromium
-async def test_snapshot_is_capped_and_shows_the_list(page, demo_site):
-    probes = await opened(page, demo_site, "filter")
+async def test_snapshot_is_capped_and_shows_the_list(shared_page, demo_site):
+    probes = await opened(shared_page, demo_site, "filter")
     text = await probes.snapshot(max_tokens=1500)
     assert len(text) <= 1500 * 4
     assert f"`{ITEM}`: 240" in text and "238 more like this" in text
@@ -341,8 +326,8 @@ async def test_snapshot_is_capped_and_shows_the_list(page, demo_site):
 
 
 @in_chromium
-async def test_count_records_only_matching_selectors(page, demo_site):
-    probes = await opened(page, demo_site, "panel")
+async def test_count_records_only_matching_selectors(shared_page, demo_site):
+    probes = await opened(shared_page, demo_site, "panel")
     assert await probes.count(ITEM) == 240 and probes.verified.count(ITEM) == 240
     assert await probes.count(".no-such-thing") == 0 and ".no-such-thing" not in probes.verified
     assert await probes.count("li..card") == 0

@@ -8,8 +8,6 @@ import json
 from typing import Any
 
 import pytest
-import pytest_asyncio
-from support.requirements import require_chromium
 from support.scripted_model import ScriptedModel, text
 
 from tui_agent.events import Event, ItemsExtracted, LLMCall, Log, ToolCall, ToolResult
@@ -102,13 +100,6 @@ def call_ids(events: list[Event]) -> list[str]:
 
 def warnings(events: list[Event]) -> list[str]:
     return [e.message for e in events if isinstance(e, Log) and e.level == "warning"]
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def browser():
-    require_chromium()
-    async with Browser() as running:
-        yield running
 
 
 async def generate(generator: RecipeGenerator) -> list[Event]:

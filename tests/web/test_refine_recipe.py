@@ -7,29 +7,22 @@ the browser before it is used; accepting the candidate re-runs it and refreshes 
 
 import asyncio
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 from support.requirements import require_chromium
 from support.scripted_model import ScriptedModel, text
+from support.sessions import copy_database, record_recipe, refine_stored
 
-from tui_agent.agents.recipe_run import recipe_started, run_recipe
-from tui_agent.agents.refine_recipe import (
-    RecipeRefinement,
-    parse_candidates,
-    probe_document,
-    split_selector,
-    user_candidates,
-)
-from tui_agent.agents.refinement import RefinementError, decide, start_refinement
+from tui_agent.agents.recipe_selectors import parse_candidates, split_selector, user_candidates
+from tui_agent.agents.refine_recipe import RecipeRefinement
+from tui_agent.agents.refinement import RefinementError, decide
 from tui_agent.analysis import analyze_output
 from tui_agent.analysis.models import FieldFeedback
 from tui_agent.config import Settings
 from tui_agent.events import (
     Artifact,
-    FeedbackSubmitted,
     ItemsExtracted,
     LLMCall,
     Log,
@@ -40,10 +33,10 @@ from tui_agent.events import (
     ToolResult,
 )
 from tui_agent.llm import LLM
-from tui_agent.session import SessionRunner, fold
+from tui_agent.session import fold
 from tui_agent.store import Store
-from tui_agent.web.browser import find_chromium
 from tui_agent.web.recipe import FieldSelector, parse_recipe
+from tui_agent.web.recipe_view import probe_document
 
 RECIPES = Path(__file__).resolve().parents[2] / "recipes"
 MAX_ITEMS = 5
@@ -57,10 +50,7 @@ def broken_panel_recipe() -> dict[str, Any]:
 
 
 async def record_broken_session(store: Store, url: str) -> str:
-    recipe = parse_recipe(broken_panel_recipe())
-    started = recipe_started(recipe, url, MAX_ITEMS)
-    agent = run_recipe(recipe, url, max_items=MAX_ITEMS, executable=find_chromium())
-    state = await SessionRunner(store).run(started, agent)
+    state = await record_recipe(store, parse_recipe(broken_panel_recipe()), url, MAX_ITEMS)
     assert state.status == "completed", state.errors
     return state.session_id
 
@@ -82,18 +72,7 @@ def recorded(demo_site, tmp_path_factory) -> tuple[Path, str]:
 def copy_of(recorded: tuple[Path, str], tmp_path: Path) -> tuple[Settings, str]:
     """Settings whose database is a copy of the recorded one, and the session id."""
     db, session_id = recorded
-    for path in db.parent.glob(db.name + "*"):
-        shutil.copy(path, tmp_path / path.name)
-    return Settings(db=tmp_path / db.name, model=None), session_id
-
-
-async def refine(store: Store, session_id: str, feedback: list[FieldFeedback], **options: Any):
-    """Record the feedback, run the refinement into the session; the refinement and events."""
-    runner = await SessionRunner.resume(store, session_id)
-    await runner.emit(FeedbackSubmitted(feedback=feedback))
-    refinement = start_refinement(runner.state, feedback, **options)
-    events = [await runner.emit(event) async for event in refinement.run()]
-    return runner, refinement, events
+    return Settings(db=copy_database(db, tmp_path), model=None), session_id
 
 
 def prices(items: list[Any]) -> list[Any]:
@@ -110,7 +89,7 @@ async def test_a_correct_selector_fixes_the_field_with_no_model_call(tmp_path, d
         assert prices(before.items) == [None] * MAX_ITEMS
 
         feedback = [FieldFeedback(field="price", issue="missing", correct_selector=".field-price")]
-        runner, refinement, events = await refine(
+        runner, refinement, events = await refine_stored(
             store, session_id, feedback, settings=settings, llm=None
         )
         assert isinstance(refinement, RecipeRefinement)
@@ -177,7 +156,7 @@ async def test_the_model_proposes_selectors_and_only_a_verified_one_is_used(
             feedback = [
                 FieldFeedback(field="price", issue="missing", notes="the price in the panel")
             ]
-            _, refinement, events = await refine(
+            _, refinement, events = await refine_stored(
                 store, session_id, feedback, settings=settings, llm=llm
             )
         [request] = model.requests

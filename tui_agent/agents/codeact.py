@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tui_agent.agents.action_turn import stream_turn
 from tui_agent.agents.approval import Approver
 from tui_agent.agents.budget import Budget
 from tui_agent.agents.loop_guard import DEFAULT_REPEATS, LoopGuard
@@ -31,38 +32,32 @@ from tui_agent.agents.prompts import (
     system_message,
     task_message,
 )
-from tui_agent.agents.streaming import execute_streaming
+from tui_agent.agents.streaming import StepRun
 from tui_agent.analysis.models import AgentType
 from tui_agent.config import ConfigError, Settings
 from tui_agent.events import (
     CodeProposed,
     Error,
     Event,
-    ExecutionStarted,
     FinalAnswer,
     LLMCall,
     Log,
     SessionEnded,
     SessionStarted,
     SessionStatus,
-    Thought,
-    ThoughtDelta,
 )
 from tui_agent.llm import (
     LLM,
     Action,
     ActionOutcome,
-    FieldComplete,
-    FieldDelta,
     InvalidReply,
     LLMError,
     Message,
     price_known,
-    stream_action,
 )
 from tui_agent.sandbox.base import Sandbox
 from tui_agent.sandbox.choose import open_sandbox
-from tui_agent.sandbox.models import ExecuteRequest, ExecuteResult
+from tui_agent.sandbox.models import ExecuteRequest
 
 DEFAULT_MAX_STEPS = 10
 DEFAULT_TIMEOUT = 60.0
@@ -73,8 +68,6 @@ CODE_ACTIONS = {
     "continue_debugging": "debug_error",
 }
 """Action names (as the model may write them) that run code, and what they are read as."""
-REASKED = "\n\n*(that reply could not be used; asked again)*\n\n"
-"""Streamed into the thought before a re-ask's own thought, so the pane shows what happened."""
 TEST_CONTEXT: dict[str, Any] = {"args": []}
 """What each step's code runs with (no args, context, url or html): its test context."""
 
@@ -283,50 +276,22 @@ class _Loop:
             yield event
 
     async def _turn(self, step: int) -> AsyncIterator[Event | ActionOutcome]:
-        """One model turn: the thought streamed then whole, the code as soon as its string
-        closes, call records, re-ask notes, and last the outcome."""
-        action_name: str | None = None
-        early: tuple[str, str] | None = None
-        thought: str | None = None
-        streamed = reasked = False
-        turn = stream_action(self.llm, self.messages, step=step)
+        """One model turn (see `stream_turn`), its calls kept against the budget; a re-ask
+        the budget cannot pay for stops the run."""
+        turn = stream_turn(self.llm, self.messages, step, code_actions=CODE_ACTIONS)
         async with contextlib.aclosing(turn):
             async for item in turn:
-                match item:
-                    case FieldDelta(field="thought", text=text):
-                        if reasked and streamed:
-                            yield ThoughtDelta(step=step, text=REASKED)
-                        reasked, streamed = False, True
-                        yield ThoughtDelta(step=step, text=text)
-                    case FieldComplete(field="thought", value=value):
-                        thought = value
-                        yield Thought(step=step, text=value)
-                    case FieldComplete(field="action", value=value):
-                        action_name = CODE_ACTIONS.get(value.strip().lower())
-                    case FieldComplete(field="code", value=code) if action_name and code.strip():
-                        early = (code, action_name)
-                        yield CodeProposed(step=step, code=code, action=action_name)
-                    case LLMCall():
-                        if self.budget is not None:
-                            self.budget.record(item, self.messages)
-                        yield item
-                    case InvalidReply():
-                        yield Log(level="warning", message=_invalid_note(step, item))
-                        refusal = self._budget_refusal(reask=True) if item.retrying else None
-                        if refusal:
-                            note = f"stopped in step {step}: {refusal}"
-                            self.stop = _Stop("stopped", "budget", note)
-                            return
-                        action_name, early, reasked = None, None, True
-                    case ActionOutcome(action=Action() as action):
-                        if action.thought != thought:
-                            yield Thought(step=step, text=action.thought)
-                        proposed = (action.code, action.action)
-                        if action.code is not None and proposed != early:
-                            yield CodeProposed(step=step, code=action.code, action=action.action)
-                        yield item
-                    case ActionOutcome():
-                        yield item
+                if isinstance(item, InvalidReply):
+                    yield Log(level="warning", message=_invalid_note(step, item))
+                    refusal = self._budget_refusal(reask=True) if item.retrying else None
+                    if refusal:
+                        note = f"stopped in step {step}: {refusal}"
+                        self.stop = _Stop("stopped", "budget", note)
+                        return
+                    continue
+                if isinstance(item, LLMCall) and self.budget is not None:
+                    self.budget.record(item, self.messages)
+                yield item
 
     async def _act(self, step: int, action: Action) -> AsyncIterator[Event]:
         """Approval, the run with its live output, and the result fed back to the model."""
@@ -343,17 +308,11 @@ class _Loop:
                 yield Log(message=f"step {step}: the user edited the code before it ran")
                 yield CodeProposed(step=step, code=code, action=action.action)
         await self.starting
-        sandbox = self.sandbox
-        yield ExecutionStarted(step=step, backend=sandbox.name, isolated=sandbox.isolated)
-        request = ExecuteRequest(code=code, timeout=self.limits.timeout)
-        result: ExecuteResult | None = None
-        async for item in execute_streaming(sandbox, request, step):
-            if isinstance(item, ExecuteResult):
-                result = item
-            else:
-                yield item
+        run = StepRun(self.sandbox, ExecuteRequest(code=code, timeout=self.limits.timeout), step)
+        async for event in run.events():
+            yield event
+        result = run.result
         assert result is not None
-        yield result.to_event(step)
         self.messages.append(result_message(result, edited))
         reason = self.guard.check(code, result)
         if reason:

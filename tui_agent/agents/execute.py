@@ -8,12 +8,11 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from tui_agent.agents.streaming import execute_streaming
+from tui_agent.agents.streaming import StepRun
 from tui_agent.analysis.models import AgentType
 from tui_agent.events import (
     CodeProposed,
     Event,
-    ExecutionStarted,
     ItemsExtracted,
     OutputAnalyzed,
     PhaseFinished,
@@ -23,7 +22,7 @@ from tui_agent.events import (
 )
 from tui_agent.sandbox.base import Sandbox
 from tui_agent.sandbox.choose import open_sandbox
-from tui_agent.sandbox.models import ExecuteRequest, ExecuteResult
+from tui_agent.sandbox.models import ExecuteRequest
 from tui_agent.web.browser import Browser
 
 
@@ -90,15 +89,11 @@ async def run_exec(
             summary=f"{page.title or page.url} ({len(page.html):,} characters of HTML)",
         )
     yield CodeProposed(step=1, code=request.code)
-    yield ExecutionStarted(step=1, backend=sandbox.name, isolated=sandbox.isolated)
-    result: ExecuteResult | None = None
-    async for item in execute_streaming(sandbox, request, step=1):
-        if isinstance(item, ExecuteResult):
-            result = item
-        else:
-            yield item
-    assert result is not None  # execute_streaming always ends with the result
-    yield result.to_event(1)
+    run = StepRun(sandbox, request, step=1)
+    async for event in run.events():
+        yield event
+    result = run.result
+    assert result is not None
     if result.success and result.result is not None:
         yield ItemsExtracted(step=1, items=result.items)
         if result.analysis is not None:

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from tui_agent.agents.codeact import REASKED
+from tui_agent.agents.action_turn import stream_turn
 from tui_agent.agents.refine_prompts import RefinePrompt, refinement_messages
 from tui_agent.agents.refine_run import (
     code_source,
@@ -24,54 +24,23 @@ from tui_agent.agents.refine_run import (
     failure,
     load_page,
     run_prelude,
-    run_step,
 )
 from tui_agent.agents.refinement import (
-    MAX_ATTEMPTS,
-    TARGET_COVERAGE,
+    Refinement,
     RefinementError,
     RefinementOutcome,
-    next_version,
-    original_artifact,
     outcome_message,
     progress_message,
-    version_summary,
 )
+from tui_agent.agents.streaming import StepRun
 from tui_agent.analysis import analyze_output
 from tui_agent.analysis.models import FieldFeedback, OutputAnalysis
-from tui_agent.analysis.resolution import (
-    FieldCheck,
-    check_feedback,
-    coverage,
-    percent,
-    regressions,
-)
+from tui_agent.analysis.resolution import FieldCheck, check_feedback, coverage, percent, regressions
 from tui_agent.config import Settings
-from tui_agent.events import (
-    Artifact,
-    CodeProposed,
-    Error,
-    Event,
-    LLMCall,
-    Log,
-    RefinementProgress,
-    Thought,
-    ThoughtDelta,
-)
-from tui_agent.llm import (
-    LLM,
-    Action,
-    ActionOutcome,
-    FieldComplete,
-    FieldDelta,
-    InvalidReply,
-    LLMError,
-    Message,
-    stream_action,
-)
+from tui_agent.events import Artifact, Error, Event, LLMCall, Log, RefinementProgress
+from tui_agent.llm import LLM, ActionOutcome, InvalidReply, LLMError, Message
 from tui_agent.sandbox.base import SandboxError
 from tui_agent.sandbox.choose import open_sandbox
-from tui_agent.sandbox.models import ExecuteResult
 from tui_agent.session import SessionState
 from tui_agent.web.browser import BrowserError
 
@@ -100,21 +69,14 @@ class _Version:
         ]
 
 
-class CodeRefinement:
+class CodeRefinement(Refinement):
     """Refines the code of an exec or CodeAct session; see the module docstring."""
 
-    def __init__(
-        self,
-        state: SessionState,
-        feedback: list[FieldFeedback],
-        *,
-        settings: Settings,
-        llm: LLM | None,
-        max_attempts: int = MAX_ATTEMPTS,
-        target_coverage: float = TARGET_COVERAGE,
-    ) -> None:
-        """Checks everything it can before anything is recorded (RefinementError)."""
-        if llm is None:
+    name = "code"
+    format = "python"
+
+    def _prepare(self, state: SessionState, settings: Settings) -> str:
+        if self.llm is None:
             raise RefinementError(
                 "refining code needs a model: pass --model or set TUI_AGENT_MODEL"
             )
@@ -137,22 +99,16 @@ class CodeRefinement:
             )
         except SandboxError as exc:
             raise RefinementError(str(exc)) from exc
-        self.llm = llm
         self.settings = settings
-        self.feedback = list(feedback)
-        self.max_attempts = max_attempts
-        self.target = target_coverage
         self.agent_type = state.agent_type
         self.task = state.params.get("task")
         self.context = dict(state.test_context)
-        self.original = original_artifact(state, "code", self.source.code, "python")
-        self.version = next_version(state, "code") + (1 if self.original else 0)
         self.first_step = max(state.steps, default=0) + 1
         self.baseline = _Version(0, self.source.code, self.source.items, self.source.analysis)
         self.best = self.baseline
         self.history: list[str] = []
         self.error: str | None = None
-        self.outcome: RefinementOutcome | None = None
+        return self.source.code
 
     def remaining(self) -> list[FieldFeedback]:
         """The feedback the best version so far does not resolve."""
@@ -184,32 +140,16 @@ class CodeRefinement:
         events: list[Event] = []
         candidate: Artifact | None = None
         if best.attempt:
-            candidate = Artifact(
-                name="code",
-                content=best.code,
-                format="python",
-                version=self.version,
-                candidate=True,
-                origin=f"refinement attempt {best.attempt}",
-                summary=version_summary(best.checks),
-            )
+            candidate = self.candidate(best.code, best.attempt, best.checks)
             events.append(candidate)
         message = outcome_message(best.fixed, remaining)
         if self.error:
             message = f"Stopped ({self.error}). {message}"
         elif not best.attempt:
             message = f"No attempt improved the code. {message}"
-        events.append(
-            RefinementProgress(
-                attempt=attempts,
-                max_attempts=self.max_attempts,
-                message=message,
-                fixed=best.fixed,
-                remaining=[f.field for f in remaining],
-            )
-        )
+        events.append(self.progress(attempts, message, best.fixed, remaining))
         self.outcome = RefinementOutcome(
-            name="code",
+            name=self.name,
             candidate=candidate,
             fixed=best.fixed,
             remaining=[f.field for f in remaining],
@@ -221,18 +161,11 @@ class CodeRefinement:
         return events
 
     def _progress(self, attempt: int, message: str) -> RefinementProgress:
-        return RefinementProgress(
-            attempt=attempt,
-            max_attempts=self.max_attempts,
-            message=message,
-            fixed=self.best.fixed,
-            remaining=[f.field for f in self.remaining()],
-        )
+        return self.progress(attempt, message, self.best.fixed, self.remaining())
 
     async def _attempt(self, attempt: int) -> AsyncIterator[Event]:
         remaining = self.remaining()
-        fixing = ", ".join(f"{f.field} ({f.issue})" for f in remaining)
-        yield self._progress(attempt, f"Attempt {attempt}/{self.max_attempts}: fixing {fixing}")
+        yield self.attempt_started(attempt, self.best.fixed, remaining)
         step = self.first_step + attempt - 1
         prompt = RefinePrompt(
             agent_type=self.agent_type,
@@ -244,6 +177,7 @@ class CodeRefinement:
             history=self.history,
             task=self.task,
         )
+        assert self.llm is not None  # checked in _prepare
         outcome: ActionOutcome | None = None
         try:
             async for item in _turn(self.llm, refinement_messages(prompt), step):
@@ -272,13 +206,10 @@ class CodeRefinement:
             problem = await run_prelude(self.sandbox, self.source)
             if problem:
                 yield Log(level="warning", message=f"an earlier step failed again: {problem}")
-        result: ExecuteResult | None = None
-        request = execute_request(self.source, self.context, code)
-        async for item in run_step(self.sandbox, request, step):
-            if isinstance(item, ExecuteResult):
-                result = item
-            else:
-                yield item
+        run = StepRun(self.sandbox, execute_request(self.source, self.context, code), step)
+        async for event in run.events():
+            yield event
+        result = run.result
         assert result is not None
         if not result.success:
             self._failed(attempt, f"the code failed: {failure(result)}")
@@ -294,7 +225,11 @@ class CodeRefinement:
         tried = _Version(attempt, code, result.items, analysis)
         tried.checks = [
             check_feedback(
-                f, self.baseline.analysis, analysis, result.items, target_coverage=self.target
+                f,
+                self.baseline.analysis,
+                analysis,
+                result.items,
+                target_coverage=self.target_coverage,
             )
             for f in self.feedback
         ]
@@ -345,41 +280,19 @@ class CodeRefinement:
 async def _turn(
     llm: LLM, messages: list[Message], step: int
 ) -> AsyncIterator[Event | ActionOutcome]:
-    """One model reply streamed as ThoughtDelta / Thought / CodeProposed on `step`, its
-    LLMCall records (purpose "refine"), re-ask notes, and last the ActionOutcome."""
-    thought: str | None = None
-    early: str | None = None
-    streamed = reasked = False
-    turn = stream_action(llm, messages, step=step)
+    """One model reply streamed on `step` (see `stream_turn`), its LLMCall records (purpose
+    "refine"), re-ask notes, and last the ActionOutcome."""
+    turn = stream_turn(llm, messages, step)
     async with contextlib.aclosing(turn):
         async for item in turn:
-            match item:
-                case FieldDelta(field="thought", text=text):
-                    if reasked and streamed:
-                        yield ThoughtDelta(step=step, text=REASKED)
-                    reasked, streamed = False, True
-                    yield ThoughtDelta(step=step, text=text)
-                case FieldComplete(field="thought", value=value):
-                    thought = value
-                    yield Thought(step=step, text=value)
-                case FieldComplete(field="code", value=code) if code.strip():
-                    early = code
-                    yield CodeProposed(step=step, code=code)
-                case LLMCall():
-                    purpose = "refine" if item.purpose == "action" else f"refine {item.purpose}"
-                    yield item.model_copy(update={"purpose": purpose})
-                case InvalidReply():
-                    then = "asking again" if item.retrying else "no re-asks left"
-                    yield Log(
-                        level="warning",
-                        message=f"step {step}: the reply could not be used ({item.error}); {then}",
-                    )
-                    early, reasked = None, True
-                case ActionOutcome(action=Action() as action):
-                    if action.thought != thought:
-                        yield Thought(step=step, text=action.thought)
-                    if action.code is not None and action.code != early:
-                        yield CodeProposed(step=step, code=action.code)
-                    yield item
-                case ActionOutcome():
-                    yield item
+            if isinstance(item, InvalidReply):
+                then = "asking again" if item.retrying else "no re-asks left"
+                yield Log(
+                    level="warning",
+                    message=f"step {step}: the reply could not be used ({item.error}); {then}",
+                )
+            elif isinstance(item, LLMCall):
+                purpose = "refine" if item.purpose == "action" else f"refine {item.purpose}"
+                yield item.model_copy(update={"purpose": purpose})
+            else:
+                yield item

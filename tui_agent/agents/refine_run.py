@@ -1,5 +1,5 @@
 """Running a session's code again: the version in use, its test context and the earlier steps
-it relies on, one run as a step's events, and the re-run of an accepted version."""
+it relies on, and the re-run of an accepted version."""
 
 from __future__ import annotations
 
@@ -9,14 +9,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from tui_agent.agents.refinement import RefinementError
-from tui_agent.agents.streaming import execute_streaming
+from tui_agent.agents.streaming import StepRun
 from tui_agent.analysis import analyze_output
 from tui_agent.analysis.models import OutputAnalysis
 from tui_agent.config import Settings
 from tui_agent.events import (
     CodeProposed,
     Event,
-    ExecutionStarted,
     ItemsExtracted,
     Log,
     OutputAnalyzed,
@@ -143,22 +142,6 @@ async def run_prelude(sandbox: Sandbox, source: CodeSource) -> str | None:
     return None
 
 
-async def run_step(
-    sandbox: Sandbox, request: ExecuteRequest, step: int
-) -> AsyncIterator[Event | ExecuteResult]:
-    """ExecutionStarted, live output, ExecutionFinished, and last the result itself."""
-    yield ExecutionStarted(step=step, backend=sandbox.name, isolated=sandbox.isolated)
-    result: ExecuteResult | None = None
-    async for item in execute_streaming(sandbox, request, step):
-        if isinstance(item, ExecuteResult):
-            result = item
-        else:
-            yield item
-    assert result is not None  # execute_streaming always ends with the result
-    yield result.to_event(step)
-    yield result
-
-
 def failure(result: ExecuteResult) -> str:
     """One line saying why a run failed."""
     if result.error is not None:
@@ -172,7 +155,6 @@ async def rerun_code(state: SessionState, code: str, *, settings: Settings) -> A
     source = code_source(state)
     context = dict(state.test_context)
     step = max(state.steps, default=0) + 1
-    result: ExecuteResult | None = None
     try:
         async for event in load_page(context, settings, source.timeout):
             yield event
@@ -186,14 +168,13 @@ async def rerun_code(state: SessionState, code: str, *, settings: Settings) -> A
             if problem:
                 yield Log(level="warning", message=f"an earlier step failed again: {problem}")
             yield CodeProposed(step=step, code=code)
-            async for item in run_step(sandbox, execute_request(source, context, code), step):
-                if isinstance(item, ExecuteResult):
-                    result = item
-                else:
-                    yield item
+            run = StepRun(sandbox, execute_request(source, context, code), step)
+            async for event in run.events():
+                yield event
     except (SandboxError, BrowserError) as exc:
         yield Log(level="error", message=f"the accepted version could not be re-run: {exc}")
         return
+    result = run.result
     assert result is not None
     analysis = result.analysis or analyze_output(result.result)
     if not result.success or not analysis.is_structured:

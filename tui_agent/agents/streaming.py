@@ -6,7 +6,7 @@ import asyncio
 import inspect
 from collections.abc import AsyncIterator
 
-from tui_agent.events import ExecutionOutput, LogLine
+from tui_agent.events import Event, ExecutionOutput, ExecutionStarted, LogLine
 from tui_agent.sandbox.base import Sandbox
 from tui_agent.sandbox.models import ExecuteRequest, ExecuteResult
 
@@ -35,3 +35,25 @@ async def execute_streaming(
             if future is not None and not future.done():
                 future.cancel()
         await asyncio.gather(running, return_exceptions=True)
+
+
+class StepRun:
+    """One step's run in a sandbox: `events()` gives ExecutionStarted, the live output and
+    ExecutionFinished; `result` is set once they are exhausted."""
+
+    def __init__(self, sandbox: Sandbox, request: ExecuteRequest, step: int) -> None:
+        self.sandbox = sandbox
+        self.request = request
+        self.step = step
+        self.result: ExecuteResult | None = None
+
+    async def events(self) -> AsyncIterator[Event]:
+        sandbox = self.sandbox
+        yield ExecutionStarted(step=self.step, backend=sandbox.name, isolated=sandbox.isolated)
+        async for item in execute_streaming(sandbox, self.request, self.step):
+            if isinstance(item, ExecuteResult):
+                self.result = item
+            else:
+                yield item
+        assert self.result is not None  # execute_streaming always ends with the result
+        yield self.result.to_event(self.step)

@@ -9,6 +9,7 @@ from typing import Any
 from tui_agent.cli.common import (
     UsageError,
     add_agent_type_option,
+    add_api_base_option,
     add_output_options,
     record_session,
 )
@@ -47,12 +48,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     code.add_argument(
         "--timeout", type=float, default=60.0, metavar="S", help="seconds per run (60)"
     )
-    code.add_argument(
-        "--api-base",
-        default=None,
-        metavar="URL",
-        help="the model server's URL (default: TUI_AGENT_API_BASE or the provider's)",
-    )
+    add_api_base_option(code)
     add_agent_type_option(code, "generic")
     add_output_options(code)
     code.set_defaults(handler=cmd_code)

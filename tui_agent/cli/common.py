@@ -62,6 +62,16 @@ def add_output_options(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(output="tui")
 
 
+def add_api_base_option(parser: argparse.ArgumentParser) -> None:
+    """--api-base: the model server's URL, for commands that call a model."""
+    parser.add_argument(
+        "--api-base",
+        default=None,
+        metavar="URL",
+        help="the model server's URL (default: TUI_AGENT_API_BASE or the provider's)",
+    )
+
+
 AGENT_TYPES = ("scraper", "transformer", "analyzer", "api-client", "generic")
 
 

@@ -20,7 +20,13 @@ from rich.syntax import Syntax
 
 from tui_agent.agents.refinement import MAX_ATTEMPTS
 from tui_agent.analysis.models import FeedbackExample, FieldFeedback
-from tui_agent.cli.common import UsageError, add_output_options, open_store, run
+from tui_agent.cli.common import (
+    UsageError,
+    add_api_base_option,
+    add_output_options,
+    open_store,
+    run,
+)
 from tui_agent.config import Settings
 from tui_agent.events import (
     Artifact,
@@ -74,12 +80,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         default=None,
         help="where refined code runs (default: TUI_AGENT_SANDBOX or auto)",
     )
-    refine.add_argument(
-        "--api-base",
-        default=None,
-        metavar="URL",
-        help="the model server's URL (default: TUI_AGENT_API_BASE or the provider's)",
-    )
+    add_api_base_option(refine)
     decision = refine.add_mutually_exclusive_group()
     decision.add_argument(
         "--accept",
@@ -186,7 +187,7 @@ def _usage_error(exc: Exception) -> int:
 async def _refine(
     args: argparse.Namespace, settings: Settings, feedback: FieldFeedback | None
 ) -> int:
-    from tui_agent.agents.refinement import RefinementError, start_refinement
+    from tui_agent.agents.refinement import RefinementError, configured_model, start_refinement
 
     json_output = args.output == "json"
     console = Console(stderr=json_output)
@@ -203,7 +204,7 @@ async def _refine(
             runner.listeners.append(_listener(json_output))
             return await _decide(runner, candidate, args.decision, settings)
         check_field(runner.state, feedback.field)
-        llm, llm_error = _model(settings)
+        llm, llm_error = configured_model(settings)
         try:
             refinement = start_refinement(
                 runner.state, [feedback], settings=settings, llm=llm, max_attempts=args.max_attempts
@@ -236,20 +237,6 @@ async def _refine(
             )
             return 0
         return await _decide(runner, candidate, decision, settings)
-
-
-def _model(settings: Settings) -> tuple[Any, str | None]:
-    """The configured model (None when there is none), or None and why it cannot be used:
-    a fast path does not need it, and a refinement that does is refused with the reason."""
-    from tui_agent.llm import LLM
-    from tui_agent.llm.errors import LLMError
-
-    if not settings.model:
-        return None, None
-    try:
-        return LLM(settings.model, api_base=settings.api_base), None
-    except LLMError as exc:
-        return None, str(exc)
 
 
 def _listener(json_output: bool) -> Any:

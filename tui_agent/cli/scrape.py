@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from tui_agent.cli.common import UsageError, add_output_options, record_session
+from tui_agent.cli.common import UsageError, add_api_base_option, add_output_options, record_session
 from tui_agent.config import Settings
 
 
@@ -43,12 +43,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         metavar="N",
         help="probe calls the model planner may make (16)",
     )
-    scrape.add_argument(
-        "--api-base",
-        default=None,
-        metavar="URL",
-        help="the model server's URL (default: TUI_AGENT_API_BASE or the provider's)",
-    )
+    add_api_base_option(scrape)
     add_output_options(scrape)
     scrape.set_defaults(handler=cmd_scrape)
 

@@ -45,6 +45,7 @@ from tui_agent.web.recipe import (
     TypeText,
     WaitFor,
 )
+from tui_agent.web.tool_events import tool_result
 
 __all__ = ["BrowserGone", "HardFailure", "RecipeExecutor"]
 
@@ -118,18 +119,6 @@ class RecipeExecutor:
         call = self._call(command.type, command.arguments(), step)
         yield call
         began = time.monotonic()
-
-        def result(output: str, facts: dict[str, Any], ok: bool = True) -> ToolResult:
-            duration = time.monotonic() - began
-            return ToolResult(
-                call_id=call.call_id,
-                name=call.name,
-                output=output,
-                facts=facts,
-                ok=ok,
-                duration=duration,
-            )
-
         if isinstance(command, ForEachItemInList | Repeat):
             facts: dict[str, Any] = {"summary": ""}
             if isinstance(command, ForEachItemInList):
@@ -140,21 +129,25 @@ class RecipeExecutor:
                 async for event in loop:
                     yield event
             except _Stop as stop:
-                yield result(f"{facts.pop('summary')}; stopped: {stop.reason}", facts)
+                yield tool_result(
+                    call, began, f"{facts.pop('summary')}; stopped: {stop.reason}", facts
+                )
                 raise
             except HardFailure as exc:
-                yield result(str(exc), facts, ok=False)
+                yield tool_result(call, began, str(exc), facts, ok=False)
                 raise
-            yield result(facts.pop("summary"), facts)
+            yield tool_result(call, began, facts.pop("summary"), facts)
             return
         try:
             output, facts = await self._guarded(self._simple(command, item))
         except CommandFailed as exc:
-            yield result(str(exc), {"item": item.ref.key} if item else {}, ok=False)
+            yield tool_result(
+                call, began, str(exc), {"item": item.ref.key} if item else {}, ok=False
+            )
             if item is None:
                 raise HardFailure(f"{command.type} failed: {exc}") from None
             raise
-        yield result(output, facts)
+        yield tool_result(call, began, output, facts)
         if isinstance(command, Save) and item is not None and item.record is not None:
             yield ItemsExtracted(items=[item.record], step=step)
         if isinstance(command, End):
@@ -308,10 +301,7 @@ class RecipeExecutor:
         except CommandFailed as exc:
             yield ToolResult(call_id=call.call_id, name="BACK", output=str(exc), ok=False)
             raise HardFailure(f"BACK to {item.list_url} failed: {exc}") from None
-        duration = time.monotonic() - began
-        yield ToolResult(
-            call_id=call.call_id, name="BACK", output=output, facts=facts, duration=duration
-        )
+        yield tool_result(call, began, output, facts)
 
     async def _repeat(
         self, command: Repeat, item: ItemRun | None, facts: dict[str, Any]

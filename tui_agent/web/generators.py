@@ -11,346 +11,32 @@ match exists; its answer is checked against the controls found and verified the 
 
 from __future__ import annotations
 
-import itertools
 import json
 import re
-import time
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from datetime import date, datetime
 from typing import Any
 
-from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-from tui_agent.events import Event, Log, ToolCall, ToolResult
+from tui_agent.events import Event, Log
 from tui_agent.llm.client import LLM
-from tui_agent.web.actions import PageActions
 from tui_agent.web.controls import (
     Control,
     Option,
     filter_controls,
     filter_matches,
-    find_controls,
     search_inputs,
     sort_matches,
 )
-from tui_agent.web.failures import CommandFailed, HardFailure, first_line
-from tui_agent.web.recipe import (
-    Bindings,
-    Click,
-    Press,
-    RecipeError,
-    Select,
-    TypeText,
-    WaitFor,
-    parse_recipe,
-)
+from tui_agent.web.generator_bench import Bench
+from tui_agent.web.list_checks import Check, check_filter, check_search, check_sort
 from tui_agent.web.strategy import Fragment, GeneratorName
-from tui_agent.web.task_intent import SORT_KEYS, TaskIntent, parse_intent, sort_field
+from tui_agent.web.task_intent import SORT_KEYS, TaskIntent, parse_intent
 
-LOAD_TIMEOUT_MS = 15_000
 MAX_CANDIDATES = 2
 """Controls / options tried per need before giving up (each try is a page load)."""
-
-READ_LIST_JS = r"""
-(selector) => [...document.querySelectorAll(selector)].map((el) => {
-  const clean = (text) => (text || "").replace(/\s+/g, " ").trim();
-  const pick = (css, attributes) => {
-    const found = el.querySelector(css);
-    if (!found) return null;
-    for (const name of attributes) {
-      const value = found.getAttribute(name);
-      if (value) return value;
-    }
-    return clean(found.innerText) || null;
-  };
-  return {
-    text: clean(el.innerText),
-    price: pick('[itemprop=price], [data-price], [class*="price" i]', ["content", "data-price"]),
-    rating: pick(
-      '[itemprop=ratingValue], [data-rating], [class*="rating" i], [class*="stars" i]',
-      ["content", "data-rating"]),
-    date: pick(
-      'time[datetime], [itemprop=datePublished], [itemprop=dateCreated], [class*="date" i], time',
-      ["datetime", "content"]),
-    title: pick(
-      '[itemprop=name], h1, h2, h3, h4, h5, h6, [class*="title" i], [class*="name" i], a[href]',
-      ["content"]),
-  };
-})
-"""
-
-
-# -- reading values off the items -------------------------------------------------------------
-
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_PRICE_IN_TEXT = re.compile(r"[$€£¥]\s?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?\s?(?:USD|EUR|GBP)")
-_RATING_IN_TEXT = re.compile(r"(\d+(?:\.\d+)?)\s*(?:/\s*(?:5|10)\b|out of\b|stars?\b|★)", re.I)
-_ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-_DATE_FORMATS = ("%b %d, %Y", "%B %d, %Y", "%d %b %Y", "%d %B %Y", "%Y/%m/%d")
-
-
-def _number(text: str | None) -> float | None:
-    match = _NUMBER.search(text or "")
-    if not match:
-        return None
-    raw = match.group(0)
-    if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", raw):
-        raw = raw.replace(",", "")
-    elif re.fullmatch(r"\d+,\d{1,2}", raw):
-        raw = raw.replace(",", ".")
-    try:
-        return float(raw)
-    except ValueError:
-        return None
-
-
-def _price(item: dict[str, Any]) -> float | None:
-    if item["price"]:
-        return _number(item["price"])
-    match = _PRICE_IN_TEXT.search(item["text"])
-    return _number(match.group(0)) if match else None
-
-
-def _rating(item: dict[str, Any]) -> float | None:
-    for text in (item["rating"], item["text"]):
-        if not text:
-            continue
-        match = _RATING_IN_TEXT.search(text)
-        value = _number(match.group(1)) if match else None
-        if value is None and text is item["rating"]:
-            value = _number(text)
-            if value is None and "★" in text:
-                value = float(text.count("★"))
-        if value is not None and value <= 10:
-            return value
-    return None
-
-
-def _date(item: dict[str, Any]) -> date | None:
-    for text in (item["date"], item["text"]):
-        if not text:
-            continue
-        iso = _ISO_DATE.search(text)
-        if iso:
-            return date(*map(int, iso.groups()))
-        for layout in _DATE_FORMATS:
-            try:
-                return datetime.strptime(text.strip(), layout).date()
-            except ValueError:
-                continue
-    return None
-
-
-def _title(item: dict[str, Any]) -> str | None:
-    return item["title"] or item["text"] or None
-
-
-_READERS: dict[str, Callable[[dict[str, Any]], Any]] = {
-    "price": _price,
-    "rating": _rating,
-    "date": _date,
-    "title": _title,
-}
-
-
-# -- the checks ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Check:
-    """Whether the list after a fragment is what was asked, and the evidence either way."""
-
-    ok: bool
-    evidence: str
-
-
-def _shows(text: str, wanted: str) -> bool:
-    return re.search(rf"(?<!\w){re.escape(wanted.casefold())}(?!\w)", text.casefold()) is not None
-
-
-def check_filter(label: str, before: list[dict[str, Any]], after: list[dict[str, Any]]) -> Check:
-    """Every item shows `label`, and the list is not the one before (the filter did work)."""
-    if not after:
-        return Check(False, f"{len(before)} -> 0 items: the filter emptied the list")
-    missing = [item for item in after if not _shows(item["text"], label)]
-    if missing:
-        example = missing[0]["text"][:80]
-        return Check(False, f"{len(missing)} of {len(after)} items do not show {label!r} "
-                            f"(e.g. {example!r})")  # fmt: skip
-    already = bool(before) and all(_shows(item["text"], label) for item in before)
-    if already and len(before) == len(after):
-        return Check(False, f"the list already showed only {label!r}: nothing to prove")
-    return Check(True, f"{len(before)} -> {len(after)} items, all {label}")
-
-
-def check_search(term: str, before: list[dict[str, Any]], after: list[dict[str, Any]]) -> Check:
-    """Every item contains every word of `term`, and the list narrowed."""
-    words = term.casefold().split()
-    if not after:
-        return Check(False, f"{len(before)} -> 0 items: the search found nothing")
-    missing = [item for item in after if not all(w in item["text"].casefold() for w in words)]
-    if missing:
-        example = missing[0]["text"][:80]
-        return Check(False, f"{len(missing)} of {len(after)} items do not contain {term!r} "
-                            f"(e.g. {example!r})")  # fmt: skip
-    if len(after) >= len(before) and all(
-        all(w in item["text"].casefold() for w in words) for item in before
-    ):
-        return Check(False, f"every item contained {term!r} before the search: nothing to prove")
-    return Check(True, f"{len(before)} -> {len(after)} items, all containing {term!r}")
-
-
-def check_sort(sort: str, after: list[dict[str, Any]]) -> Check:
-    """The items' values of the sort's field (read from each item) are in its order."""
-    field, descending = sort_field(sort)
-    read = _READERS[field]
-    read_all = [(index, read(item)) for index, item in enumerate(after)]
-    present = [(index, value) for index, value in read_all if value is not None]
-    if len(present) < 2 or len(present) < 0.8 * len(after):
-        return Check(False, f"could read the {field} of only {len(present)} of {len(after)} items")
-    values = [value for _, value in present]
-    keys = [value.casefold() for value in values] if field == "title" else values
-    # Titles may be sorted with or without regard to case: either order is the asked one.
-    if _ordered(keys, descending) or (field == "title" and _ordered(values, descending)):
-        return Check(True, f"{len(after)} items by {SORT_KEYS[sort]}: {values[0]} ... {values[-1]}")
-    wrong = next(
-        position
-        for position, (a, b) in enumerate(itertools.pairwise(keys), 1)
-        if (b > a if descending else b < a)
-    )
-    (before, first), (index, second) = present[wrong - 1], present[wrong]
-    return Check(
-        False,
-        f"item {index + 1} ({second}) comes after item {before + 1} ({first}): "
-        f"not {SORT_KEYS[sort]}",
-    )
-
-
-def _ordered(values: list[Any], descending: bool) -> bool:
-    return all((a >= b) if descending else (a <= b) for a, b in itertools.pairwise(values))
-
-
-# -- the browser bench --------------------------------------------------------------------------
-
-
-class _Bench:
-    """The generators' browser work, each action a ToolCall / ToolResult pair."""
-
-    def __init__(self, page: Page, url: str, item_selector: str, llm: LLM | None) -> None:
-        self.page = page
-        self.url = url
-        self.item_selector = item_selector
-        self.llm = llm
-        self.bindings = Bindings(LIST_ITEM=item_selector)
-        self.actions = PageActions(page, self.bindings)
-        self.baseline: list[dict[str, Any]] = []
-        self.controls: list[Control] = []
-        self.items: list[dict[str, Any]] = []
-        self.ok = False
-        """Whether the last step succeeded."""
-        self._calls = 0
-
-    async def step(
-        self, name: str, arguments: dict[str, Any], work: Callable[[], Awaitable[tuple[str, Any]]]
-    ) -> AsyncIterator[Event]:
-        """One traced action; afterwards `self.ok` says whether it worked."""
-        self._calls += 1
-        call = ToolCall(call_id=f"gen{self._calls}", name=name, arguments=arguments)
-        yield call
-        began = time.monotonic()
-        facts: dict[str, Any] = {}
-        try:
-            output, facts = await work()
-            self.ok = True
-        except (CommandFailed, HardFailure, PlaywrightError) as exc:
-            output, self.ok = first_line(exc), False
-        yield ToolResult(
-            call_id=call.call_id,
-            name=name,
-            output=output,
-            facts=facts,
-            ok=self.ok,
-            duration=time.monotonic() - began,
-        )
-
-    async def load(self) -> AsyncIterator[Event]:
-        """Load the URL afresh and wait for the list's items (self.ok False if they never come)."""
-
-        async def work() -> tuple[str, dict[str, Any]]:
-            await self.page.goto(self.url, wait_until="domcontentloaded", timeout=LOAD_TIMEOUT_MS)
-            await self.actions.wait_for_list(LOAD_TIMEOUT_MS)
-            return f"loaded {self.url}", {"url": self.page.url}
-
-        async for event in self.step("load_page", {"url": self.url}, work):
-            yield event
-
-    async def read(self) -> AsyncIterator[Event]:
-        """Read the list's items into `self.items`."""
-
-        async def work() -> tuple[str, dict[str, Any]]:
-            self.items = await self.page.evaluate(READ_LIST_JS, self.item_selector)
-            first = self.items[0]["text"][:60] if self.items else ""
-            shown = f"{len(self.items)} items" + (f", the first: {first!r}" if first else "")
-            return shown, {"count": len(self.items)}
-
-        self.items = []
-        async for event in self.step("read_list", {"selector": self.item_selector}, work):
-            yield event
-
-    async def find(self) -> AsyncIterator[Event]:
-        """Find the page's controls into `self.controls`."""
-
-        async def work() -> tuple[str, dict[str, Any]]:
-            self.controls = await find_controls(self.page)
-            lines = [control.describe() for control in self.controls] or ["no form controls"]
-            selects = sum(control.kind == "select" for control in self.controls)
-            facts = {"selects": selects, "inputs": len(self.controls) - selects}
-            return "\n".join(lines), facts
-
-        async for event in self.step("find_controls", {}, work):
-            yield event
-
-    async def run_commands(self, commands: list[dict[str, Any]]) -> AsyncIterator[Event]:
-        """Run fragment commands in order; stops at the first that fails (self.ok False)."""
-        try:
-            recipe = parse_recipe(
-                {
-                    "bindings": {"LIST_ITEM": self.item_selector},
-                    "recipe": {"id": "fragment", "name": "fragment", "commands": commands},
-                },
-                "the fragment",
-            )
-        except RecipeError as exc:
-            yield Log(level="warning", message=str(exc).replace("\n", " "))
-            self.ok = False
-            return
-        for command, written in zip(recipe.recipe.commands, commands, strict=True):
-            async for event in self.step(written["type"], written, self._action(command)):
-                yield event
-            if not self.ok:
-                return
-
-    def _action(self, command: Any) -> Callable[[], Awaitable[tuple[str, Any]]]:
-        async def work() -> tuple[str, Any]:
-            if isinstance(command, WaitFor):
-                return await self.actions.wait_for(command, None)
-            if isinstance(command, Click):
-                return await self.actions.click_selector(command, None)
-            assert isinstance(command, TypeText | Select | Press)
-            return await self.actions.interact(command)
-
-        return work
-
-    def report(self, name: str, expect: dict[str, Any], verdict: Check) -> list[Event]:
-        """A check's ToolCall / ToolResult pair: what was expected, and the evidence."""
-        self._calls += 1
-        call = ToolCall(call_id=f"gen{self._calls}", name=name, arguments=expect)
-        result = ToolResult(call_id=call.call_id, name=name, output=verdict.evidence, ok=verdict.ok)
-        return [call, result]
-
 
 # -- the generators -----------------------------------------------------------------------------
 
@@ -392,7 +78,7 @@ class _Generator(ABC):
     name: GeneratorName
     purpose: str
 
-    def __init__(self, bench: _Bench, task: str) -> None:
+    def __init__(self, bench: Bench, task: str) -> None:
         self.bench = bench
         self.task = task
         self.fragment: Fragment | None = None
@@ -570,7 +256,7 @@ class FilterGenerator(_Generator):
     name: GeneratorName = "FilterGenerator"
     purpose = "filter"
 
-    def __init__(self, bench: _Bench, task: str, value: str) -> None:
+    def __init__(self, bench: Bench, task: str, value: str) -> None:
         super().__init__(bench, task)
         self.value = value
 
@@ -599,7 +285,7 @@ class SortGenerator(_Generator):
     name: GeneratorName = "SortGenerator"
     purpose = "sort"
 
-    def __init__(self, bench: _Bench, task: str, sort: str) -> None:
+    def __init__(self, bench: Bench, task: str, sort: str) -> None:
         super().__init__(bench, task)
         self.sort = sort
 
@@ -627,7 +313,7 @@ class SearchGenerator(_Generator):
     name: GeneratorName = "SearchGenerator"
     purpose = "search"
 
-    def __init__(self, bench: _Bench, task: str, term: str) -> None:
+    def __init__(self, bench: Bench, task: str, term: str) -> None:
         super().__init__(bench, task)
         self.term = term
 
@@ -676,7 +362,7 @@ class GeneratorPhase:
         self.intent: TaskIntent = parse_intent(task)
         self.fragments: list[Fragment] = []
         self.error: str | None = None
-        self._bench = _Bench(page, url, item_selector, llm)
+        self._bench = Bench(page, url, item_selector, llm)
 
     def _generators(self) -> tuple[list[_Generator], list[str]]:
         """The generators to run, and the needs the task gives nothing to work with."""

@@ -21,7 +21,7 @@ from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 
-from tui_agent.events import Event, Log, ToolCall, ToolResult
+from tui_agent.events import Event, Log, ToolCall
 from tui_agent.web.failures import first_line
 from tui_agent.web.field_names import (
     CANDIDATES_JS,
@@ -31,9 +31,11 @@ from tui_agent.web.field_names import (
     scoped,
 )
 from tui_agent.web.list_finder import ListCandidate, find_lists
-from tui_agent.web.probes import ProbeResult, Probes, traced
+from tui_agent.web.probe_results import ProbeResult
+from tui_agent.web.probes import Probes, traced
 from tui_agent.web.strategy import FieldSelector, Strategy
 from tui_agent.web.task_intent import TaskIntent, needed_generators, parse_intent
+from tui_agent.web.tool_events import tool_result
 
 LIST_WAIT = 10.0
 """Seconds a late list (behind a spinner, loaded by script) is waited for."""
@@ -148,18 +150,6 @@ class OfflinePlanner:
         self._calls += 1
         return ToolCall(call_id=f"offline-{self._calls}", name=name, arguments=arguments)
 
-    def _result(
-        self, call: ToolCall, began: float, output: str, facts: dict[str, Any], ok: bool = True
-    ) -> ToolResult:
-        return ToolResult(
-            call_id=call.call_id,
-            name=call.name,
-            output=output,
-            facts=facts,
-            ok=ok,
-            duration=time.monotonic() - began,
-        )
-
     def _note(self, finding: str) -> Log:
         """Keep a finding for PAGE UNDERSTANDING and say it as a Log line."""
         self._notes.append(finding)
@@ -188,7 +178,7 @@ class OfflinePlanner:
         waited = round(time.monotonic() - began, 1)
         if not found:
             self.error = f"no repeated list of items found on {self.page.url} (waited {waited} s)"
-            yield self._result(call, began, self.error, {"candidates": []}, ok=False)
+            yield tool_result(call, began, self.error, {"candidates": []}, ok=False)
             yield Log(level="warning", message=self.error)
             return
         best = found[0]
@@ -210,7 +200,7 @@ class OfflinePlanner:
             "waited": waited,
             "verified": {s: n for s, n in verified.items() if n},
         }
-        yield self._result(call, began, "\n".join(lines), facts)
+        yield tool_result(call, began, "\n".join(lines), facts)
         yield self._note(
             f"The page lists {best.count} items (`{best.item}` in `{best.container}`); "
             f'the first reads "{best.sample}".'
@@ -250,7 +240,7 @@ class OfflinePlanner:
         await self._verify([f.selector for f in fields.values() if f.selector != ":scope"])
         self._item_fields = fields
         output = _fields_text(f"the first {samples} list items", fields)
-        yield self._result(call, began, output, {"fields": _facts(fields), "verified": verified})
+        yield tool_result(call, began, output, {"fields": _facts(fields), "verified": verified})
         if fields:
             yield self._note(f"Each list item shows {', '.join(fields)}.")
 
@@ -368,7 +358,7 @@ class OfflinePlanner:
         yield call
         output = _fields_text(f"the details of the first {len(named)} items", fields)
         facts = {"fields": _facts(fields), "verified": verified}
-        yield self._result(call, began, output, facts)
+        yield tool_result(call, began, output, facts)
         if fields:
             yield self._note(f"The details show {', '.join(fields)}.")
 

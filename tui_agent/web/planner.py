@@ -28,7 +28,8 @@ from tui_agent.web.planner_prompts import (
     task_message,
     verify_message,
 )
-from tui_agent.web.probes import TOOL_SPECS, Probes, traced
+from tui_agent.web.probe_specs import TOOL_SPECS
+from tui_agent.web.probes import Probes, traced
 from tui_agent.web.strategy import Strategy, StrategyParseError, parse_strategy
 
 SINGLE_SELECTORS = {

@@ -15,297 +15,41 @@ import functools
 import re
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec
 
 from tui_agent.events import ToolCall, ToolResult
-from tui_agent.web.list_finder import DOM_HELPERS_JS, find_lists
+from tui_agent.web.list_finder import find_lists
+from tui_agent.web.page_watch import PageWatch, close_tab
+from tui_agent.web.probe_results import (
+    ProbeResult,
+    Recorder,
+    ToolInputError,
+    VerifiedSelectors,
+    back_line,
+    change_lines,
+    content_lines,
+    control_line,
+    plural,
+    refusal,
+)
+from tui_agent.web.probe_scripts import (
+    ANALYZE_JS,
+    APPEARED_GONE_JS,
+    CHECK_JS,
+    CLEANUP_JS,
+    CONTROLS_JS,
+    DESCRIBE_JS,
+    INSTALL_JS,
+    PAGE_MAIN_JS,
+    QUIET_JS,
+    SCROLL_JS,
+)
+from tui_agent.web.probe_specs import TOOLS
 from tui_agent.web.snapshot import dom_snapshot
+from tui_agent.web.tool_events import tool_result
 
 if TYPE_CHECKING:
-    from playwright.async_api import FloatRect, Page, Position, Request
-
-CONTENT_HELPERS_JS = (
-    DOM_HELPERS_JS
-    + r"""
-const within = (base, rel) => (base.includes(",") ? ":is(" + base + ")" : base) + " " + rel;
-// The first selector (relative to `root`) whose first match inside root is `el`.
-function relSelector(el, root) {
-  const first = (sel) => firstIn(root, sel) === el;
-  const tag = tagOf(el);
-  const classes = classesOf(el);
-  const options = [...classes.map((c) => "." + esc(c)), ...classes.map((c) => tag + "." + esc(c))];
-  const prop = el.getAttribute("itemprop");
-  if (prop) options.push("[itemprop=\"" + prop.replace(/["\\]/g, "\\$&") + "\"]");
-  options.push(tag, tag + ":nth-of-type(" + nthOfType(el) + ")");
-  if (el.parentElement && el.parentElement !== root) {
-    const up = relSelector(el.parentElement, root);
-    if (up) options.push(up + " > " + tag + ":nth-of-type(" + nthOfType(el) + ")");
-  }
-  return options.find(first) || null;
-}
-const LABELLED = /^[A-Z][\w ]{0,24}:\s*\S/;
-// Candidate selectors for the meaningful content inside `root`, each tested in the page.
-function contentSelectors(root, base, limit) {
-  const out = [];
-  const seen = new Set();
-  for (const el of [...root.querySelectorAll("*")].slice(0, 800)) {
-    if (out.length >= limit) break;
-    if (skipped(el) || !shown(el) || el.closest("button, [role=button]")) continue;
-    const tag = el.tagName;
-    const text = collapse(el.textContent);
-    let kind = null;
-    let attribute = null;
-    let label = null;
-    if (/^H[1-6]$/.test(tag) || el.getAttribute("role") === "heading") kind = "heading";
-    else if (tag === "A" && el.getAttribute("href")) { kind = "link"; attribute = "href"; }
-    else if (tag === "IMG" && el.getAttribute("src")) { kind = "image"; attribute = "src"; }
-    else if (tag === "TIME") kind = "date";
-    else if (tag === "DD") {
-      kind = "labelled";
-      let dt = el.previousElementSibling;
-      while (dt && dt.tagName !== "DT") dt = dt.previousElementSibling;
-      label = dt ? collapse(dt.textContent) : null;
-    } else if (LABELLED.test(text) && text.length < 120 && el.children.length <= 2) {
-      kind = "labelled";
-      label = text.split(":")[0];
-    } else if (el.children.length === 0 && text
-               && (classesOf(el).length || el.hasAttribute("itemprop"))) {
-      kind = "value";
-    }
-    if (!kind || (!text && !attribute)) continue;
-    const rel = relSelector(el, root);
-    if (!rel || seen.has(rel) || (kind === "value" && rel.includes(":nth-of-type"))) continue;
-    seen.add(rel);
-    const selector = within(base, rel);
-    const value = attribute && !text ? el.getAttribute(attribute) : text;
-    out.push({
-      selector, relative: rel, count: countIn(document, selector),
-      relative_count: countIn(document, rel), in_element: countIn(root, rel),
-      text: cut(value || "", 80), kind, attribute, label,
-    });
-  }
-  return out;
-}
-"""
-)
-
-CHECK_JS = """(selector) => {
-  try { return { count: document.querySelectorAll(selector).length, error: null }; }
-  catch (e) { return { count: 0, error: String(e.message || e) }; }
-}"""
-
-INSTALL_JS = (
-    "({ selector, item }) => {\n"
-    + DOM_HELPERS_JS
-    + r"""
-const target = document.querySelector(selector);
-let scope = target;
-if (item) { try { scope = target.closest(item) || target; } catch (e) { scope = target; } }
-const hidden = [];
-for (const el of document.body.querySelectorAll("*")) {
-  if (hidden.length >= 300) break;
-  if (skipped(el) || shown(el) || (el.parentElement && !shown(el.parentElement))) continue;
-  if (collapse(el.textContent) || el.querySelector("img")) hidden.push(el);
-}
-const state = { added: [], addedCount: 0, removed: 0, attributes: 0, texts: 0,
-  last: performance.now(), title: document.title };
-const observer = new MutationObserver((records) => {
-  for (const r of records) {
-    if (r.type === "childList") {
-      for (const n of r.addedNodes) {
-        if (n.nodeType !== 1 || SKIP_TAGS.has(n.tagName)) continue;
-        state.added.push(n);
-        state.addedCount += 1 + n.getElementsByTagName("*").length;
-      }
-      for (const n of r.removedNodes) {
-        if (n.nodeType === 1) state.removed += 1 + n.getElementsByTagName("*").length;
-      }
-    } else if (r.type === "attributes") state.attributes += 1;
-    else state.texts += 1;
-  }
-  state.last = performance.now();
-});
-observer.observe(document.documentElement,
-  { childList: true, subtree: true, attributes: true, characterData: true });
-window.__tuiProbe = { observer, state, target, scope, hidden, appeared: null };
-return { scoped: !!item && scope.matches(item) };
-}"""
-)
-
-QUIET_JS = """() => {
-  const probe = window.__tuiProbe;
-  return probe ? performance.now() - probe.state.last : -1;
-}"""
-
-ANALYZE_JS = (
-    "({ item, list }) => {\n"
-    + CONTENT_HELPERS_JS
-    + r"""
-const probe = window.__tuiProbe;
-const { state, scope } = probe;
-const isItem = (n) => !!list && n.matches(list);
-const connected = state.added.filter((n) => n.isConnected);
-const newItems = connected.filter((n) => n !== scope && isItem(n)).length;
-const inOtherItem = (n) => !!list && !!n.closest(list) && !scope.contains(n);
-const added = connected.filter((n) => !isItem(n) && !inOtherItem(n));
-const top = added.filter((n) => !added.some((o) => o !== n && o.contains(n)));
-const meaningful = top.filter((n) => shown(n)
-  && (collapse(n.textContent) || n.querySelector("img")));
-const revealed = probe.hidden.filter((el) => el.isConnected && shown(el));
-const scopeLive = scope && scope.isConnected;
-const nodes = [...meaningful, ...revealed];
-const inside = scopeLive ? nodes.filter((n) => scope !== n && scope.contains(n)) : [];
-const outside = nodes.filter((n) => !inside.includes(n) && !(scopeLive && n.contains(scope)));
-const commonAncestor = (list) => {
-  let a = list[0];
-  while (a && !list.every((n) => a.contains(n))) a = a.parentElement;
-  return a;
-};
-const pick = (list, stop) => {
-  if (!list.length) return null;
-  let el = list.length === 1 ? list[0] : commonAncestor(list);
-  if (!el || el === document.body || el === document.documentElement || el === stop) {
-    el = [...list].sort((a, b) => b.textContent.length - a.textContent.length)[0];
-  }
-  for (let a = el, up = 0; a && up < 3; a = a.parentElement, up++) {
-    if (a === stop || a === document.body) break;
-    if (cleanId(a.id) || classesOf(a).length) return a;
-  }
-  return el;
-};
-const panel = pick(outside, null);
-const expanded = panel ? null : pick(inside, scope);
-const el = panel || expanded;
-let selector = null;
-let absolute = null;
-if (panel) {
-  selector = uniqueSelector(panel);
-  absolute = selector;
-} else if (expanded) {
-  selector = relSelector(expanded, scope) || uniqueSelector(expanded, scope);
-  absolute = item ? within(item, selector) : uniqueSelector(expanded);
-}
-probe.appeared = el;
-return {
-  behavior: panel ? "shows_panel" : expanded ? "inline" : "nothing",
-  selector, absolute,
-  count: absolute ? countIn(document, absolute) : 0,
-  text: el ? cut(collapse(el.innerText || el.textContent), 240) : "",
-  content: el ? contentSelectors(el, absolute, 25) : [],
-  added: state.addedCount, removed: state.removed, attributes: state.attributes,
-  texts: state.texts, title_before: state.title, title: document.title,
-  scope_live: !!scopeLive, new_items: newItems,
-};
-}"""
-)
-
-APPEARED_GONE_JS = (
-    "() => {\n"
-    + DOM_HELPERS_JS
-    + """
-const probe = window.__tuiProbe;
-const el = probe && probe.appeared;
-return !el || !el.isConnected || !shown(el);
-}"""
-)
-
-CLEANUP_JS = """() => {
-  const probe = window.__tuiProbe;
-  if (probe) probe.observer.disconnect();
-  delete window.__tuiProbe;
-}"""
-
-PAGE_MAIN_JS = (
-    "() => {\n"
-    + CONTENT_HELPERS_JS
-    + r"""
-const main = document.querySelector("main, [role=main]") || document.body;
-const h1 = main.querySelector("h1") || document.querySelector("h1");
-let best = null;
-for (let a = h1 ? h1.parentElement : null; a && a !== main; a = a.parentElement) {
-  if (a === document.body) break;
-  if (cleanId(a.id) || classesOf(a).length) best = a;
-}
-best = best || main;
-const selector = uniqueSelector(best);
-return {
-  selector, count: countIn(document, selector),
-  heading: h1 ? cut(collapse(h1.textContent), 120) : "",
-  text: cut(collapse(best.innerText || best.textContent), 240),
-  content: contentSelectors(best, selector, 25),
-};
-}"""
-)
-
-DESCRIBE_JS = (
-    "(selector) => {\n"
-    + CONTENT_HELPERS_JS
-    + r"""
-const all = document.querySelectorAll(selector);
-const el = all[0];
-const kids = [...el.children].filter((k) => !SKIP_TAGS.has(k.tagName)).slice(0, 15);
-const children = kids.map((kid) => {
-  const rel = relSelector(kid, el) || "> " + tagOf(kid) + ":nth-of-type(" + nthOfType(kid) + ")";
-  const text = cut(collapse(kid.innerText || kid.textContent), 80);
-  const path = within(selector, rel);
-  return { tag: tagOf(kid), selector: path, text, count: countIn(document, path) };
-});
-return {
-  count: all.length, text: cut(collapse(el.innerText || el.textContent), 300),
-  child_count: el.children.length, children, content: contentSelectors(el, selector, 30),
-};
-}"""
-)
-
-SCROLL_JS = (
-    "({ target, item }) => {\n"
-    + DOM_HELPERS_JS
-    + r"""
-const items = item ? document.querySelectorAll(item) : [];
-let scroller = null;
-if (target === "list" && items.length) {
-  for (let a = items[items.length - 1].parentElement; a; a = a.parentElement) {
-    if (a === document.body) break;
-    const style = getComputedStyle(a);
-    if (/(auto|scroll)/.test(style.overflowY) && a.scrollHeight > a.clientHeight + 2) {
-      scroller = a;
-      break;
-    }
-  }
-}
-if (items.length) items[items.length - 1].scrollIntoView({ block: "end" });
-if (scroller) scroller.scrollTop = scroller.scrollHeight;
-else window.scrollTo(0, document.scrollingElement.scrollHeight);
-const atEnd = scroller
-  ? Math.ceil(scroller.scrollTop + scroller.clientHeight) >= scroller.scrollHeight - 2
-  : Math.ceil(window.scrollY + window.innerHeight) >= document.scrollingElement.scrollHeight - 2;
-return { scroller: scroller ? uniqueSelector(scroller) : null, at_end: atEnd };
-}"""
-)
-
-CONTROLS_JS = (
-    "() => {\n"
-    + DOM_HELPERS_JS
-    + r"""
-const ARROWS = "[\u203a\u00bb>\u2192]";
-const NEXT = new RegExp("^(next|next page|next results|older|older posts)\\b|^" + ARROWS
-  + "+$|\\bnext\\s*" + ARROWS + "*$", "i");
-const MORE = /^(load|show|view|see)\s+more\b|^more(\s+(results|items|products|posts))?$/i;
-const disabled = (el) => el.disabled || el.getAttribute("aria-disabled") === "true"
-  || classesOf(el).some((c) => /disabled/i.test(c));
-const CLICKABLE = "a[href], button, [role=button], input[type=button], input[type=submit]";
-const controls = [...document.querySelectorAll(CLICKABLE)]
-  .filter((el) => shown(el) && !disabled(el));
-const label = (el) => collapse(el.innerText || el.value || el.getAttribute("aria-label") || "");
-const found = (el) => el && { selector: uniqueSelector(el), text: cut(label(el), 60) };
-const ariaNext = (el) => /^next\b/i.test(el.getAttribute("aria-label") || "");
-const next = controls.find((el) => el.matches("[rel~=next]"))
-  || controls.find((el) => NEXT.test(label(el)) || ariaNext(el));
-const more = controls.find((el) => MORE.test(label(el)));
-return { pagination: found(next), load_more: found(more) };
-}"""
-)
+    from playwright.async_api import FloatRect, Page, Position
 
 SETTLE_MIN = 0.3
 SETTLE_QUIET_MS = 400
@@ -315,52 +59,6 @@ SCROLL_ROUNDS = 3
 CLICK_TIMEOUT_MS = 3000
 LOAD_TIMEOUT_MS = 10000
 NAVIGATION_WAIT = 5.0
-
-
-class VerifiedSelectors:
-    """The selectors this session's tool calls matched (>= 1 element), with their counts."""
-
-    def __init__(self) -> None:
-        self._counts: dict[str, int] = {}
-        self._sources: dict[str, list[str]] = {}
-
-    def add(self, selector: str, count: int, source: str) -> None:
-        """Record `selector` as verified by `source` when it matched at least one element."""
-        if count < 1:
-            return
-        self._counts[selector] = count
-        self._sources.setdefault(selector, []).append(source)
-
-    def __contains__(self, selector: object) -> bool:
-        return selector in self._counts
-
-    def __len__(self) -> int:
-        return len(self._counts)
-
-    def count(self, selector: str) -> int | None:
-        """How many elements `selector` matched when last verified (None: never verified)."""
-        return self._counts.get(selector)
-
-    def sources(self, selector: str) -> list[str]:
-        """The tool calls that verified `selector`."""
-        return list(self._sources.get(selector, []))
-
-    def items(self) -> dict[str, int]:
-        return dict(self._counts)
-
-
-@dataclass(frozen=True)
-class ProbeResult:
-    """A tool's answer: English for the model, facts for code, the selectors it verified."""
-
-    text: str
-    facts: dict[str, Any]
-    verified: dict[str, int] = field(default_factory=dict)
-    ok: bool = True
-
-
-class ToolInputError(ValueError):
-    """A tool call the tools cannot run (unknown tool, bad argument or selector)."""
 
 
 P = ParamSpec("P")
@@ -378,12 +76,16 @@ def _refusing(
         try:
             return await tool(self, *args, **kwargs)
         except ToolInputError as exc:
-            return _refusal(f"{exc}.")
+            return refusal(f"{exc}.")
         except Error as exc:
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            return _refusal(f"{tool.__name__} failed in the page: {reason.rstrip('.')}.")
+            return refusal(f"{tool.__name__} failed in the page: {reason.rstrip('.')}.")
 
     return run
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name.strip()).lower()
 
 
 class Probes:
@@ -411,7 +113,7 @@ class Probes:
         from playwright.async_api import Error
 
         matched = await self._matches(selector, "probe_click")
-        run = _Recorder(self.verified, "probe_click")
+        run = Recorder(self.verified, "probe_click")
         run.note(selector, matched)
         item = await self._item_selector()
         url = self.page.url
@@ -421,7 +123,7 @@ class Probes:
             await asyncio.sleep(SETTLE_MIN)
         scoped = await self.page.evaluate(INSTALL_JS, {"selector": selector, "item": item})
         box = await target.bounding_box()
-        with _PageWatch(self.page) as watch:
+        with PageWatch(self.page) as watch:
             how = await self._click(selector, box)
             document_replaced = await self._settle(watch)
         facts: dict[str, Any] = {
@@ -435,7 +137,7 @@ class Probes:
             "restored": True,
         }
         for tab in watch.popups:
-            facts["new_tab"] = await _close_tab(tab)
+            facts["new_tab"] = await close_tab(tab, CLICK_TIMEOUT_MS)
             facts["changes"].append(f"a new tab opened at {facts['new_tab']} (closed again)")
         if document_replaced:
             text = await self._after_navigation(run, facts, selector, url, item or selector)
@@ -448,20 +150,20 @@ class Probes:
         """The first match's text, direct children and verified content selectors."""
         count = await self._matches(selector, "describe_element")
         found = await self.page.evaluate(DESCRIBE_JS, selector)
-        run = _Recorder(self.verified, "describe_element")
+        run = Recorder(self.verified, "describe_element")
         run.note(selector, count)
         content = run.content(found["content"])
         for child in found["children"]:
             run.note(child["selector"], child["count"])
         shown = len(found["children"])
         lines = [
-            f"`{selector}` matches {_plural(count, 'element')}. "
+            f"`{selector}` matches {plural(count, 'element')}. "
             f'The first one reads: "{found["text"]}"',
-            f"It has {_plural(found['child_count'], 'direct child', 'direct children')}"
+            f"It has {plural(found['child_count'], 'direct child', 'direct children')}"
             + (f" (the first {shown} shown):" if shown < found["child_count"] else ":"),
         ]
         lines += [f'- {c["tag"]} `{c["selector"]}`: "{c["text"]}"' for c in found["children"]]
-        lines.append(_content_lines(content))
+        lines.append(content_lines(content))
         facts = {
             "count": count,
             "text": found["text"],
@@ -480,7 +182,7 @@ class Probes:
             raise ToolInputError(
                 f'scroll_and_observe target must be "page" or "list", not {target!r}'
             )
-        run = _Recorder(self.verified, "scroll_and_observe")
+        run = Recorder(self.verified, "scroll_and_observe")
         item = await self._item_selector()
         before = await self._quiet_count(item) if item else 0
         current = before
@@ -521,7 +223,7 @@ class Probes:
             where = "the page (the list has no scroll box of its own)"
         else:
             where = "the page"
-        lines = [f"Scrolled {where} to the end ({_plural(rounds, 'time')})."]
+        lines = [f"Scrolled {where} to the end ({plural(rounds, 'time')})."]
         if not item:
             lines.append("No repeated list was found, so no items were counted.")
         elif after > before:
@@ -535,22 +237,22 @@ class Probes:
             if at_end
             else "Not at the end yet: there is more to scroll."
         )
-        lines += [_control_line("Pagination control", controls["pagination"], facts["pagination"])]
-        lines += [_control_line("Load-more button", controls["load_more"], facts["load_more"])]
+        lines += [control_line("Pagination control", controls["pagination"], facts["pagination"])]
+        lines += [control_line("Load-more button", controls["load_more"], facts["load_more"])]
         return ProbeResult(text="\n".join(lines), facts=facts, verified=run.verified)
 
     async def call(self, name: str, arguments: dict[str, Any]) -> ProbeResult:
         """Run the tool `name` (snake_case or the spec's camelCase); ok=False for bad calls."""
         tool = _snake(name)
         if tool not in TOOLS:
-            return _refusal(f"Unknown tool {name!r}: the tools are {', '.join(TOOLS)}.")
+            return refusal(f"Unknown tool {name!r}: the tools are {', '.join(TOOLS)}.")
         if not isinstance(arguments, dict):
-            return _refusal(f"{tool} needs its arguments as a JSON object.")
+            return refusal(f"{tool} needs its arguments as a JSON object.")
         if tool == "scroll_and_observe":
             return await self.scroll_and_observe(str(arguments.get("target") or "page"))
         selector = arguments.get("selector")
         if not isinstance(selector, str) or not selector.strip():
-            return _refusal(f"{tool} needs a `selector` argument (a CSS selector).")
+            return refusal(f"{tool} needs a `selector` argument (a CSS selector).")
         method = self.probe_click if tool == "probe_click" else self.describe_element
         return await method(selector.strip())
 
@@ -590,7 +292,7 @@ class Probes:
                 "the element could not be clicked by mouse (hidden or covered): clicked by script"
             )
 
-    async def _settle(self, watch: _PageWatch | None = None) -> bool:
+    async def _settle(self, watch: PageWatch | None = None) -> bool:
         """Wait until the page is quiet; True when the click loaded another document.
 
         A navigation the click started (seen by `watch`) is waited for even when the old
@@ -623,7 +325,7 @@ class Probes:
                 return False
 
     async def _after_navigation(
-        self, run: _Recorder, facts: dict[str, Any], selector: str, url: str, list_selector: str
+        self, run: Recorder, facts: dict[str, Any], selector: str, url: str, list_selector: str
     ) -> str:
         facts["behavior"] = "navigates"
         facts["url"] = self.page.url
@@ -640,13 +342,13 @@ class Probes:
         facts["changes"].append(f"a new page loaded: {facts['url']}")
         facts["restored"] = back > 0
         lines = [
-            f"Clicked the first of {_plural(facts['matched'], 'match', 'matches')} `{selector}`. "
+            f"Clicked the first of {plural(facts['matched'], 'match', 'matches')} `{selector}`. "
             f"The URL changed: the browser navigated to {facts['url']} "
             f"(title {facts['title']!r}, main heading {landed['heading']!r}).",
             f"The detail page's content is in `{landed['selector']}` "
             f'({landed["count"]} match): "{landed["text"]}"',
-            _content_lines(facts["content_selectors"]),
-            _back_line(back, list_selector),
+            content_lines(facts["content_selectors"]),
+            back_line(back, list_selector),
         ]
         return "\n".join(lines)
 
@@ -665,7 +367,7 @@ class Probes:
 
     async def _after_change(
         self,
-        run: _Recorder,
+        run: Recorder,
         facts: dict[str, Any],
         selector: str,
         box: FloatRect | None,
@@ -689,9 +391,9 @@ class Probes:
         if behavior == "inline" and found["selector"]:
             run.note(found["selector"], await self._quiet_count(found["selector"]))
         facts["content_selectors"] = run.content(found["content"])
-        facts["changes"] += _changes(found)
+        facts["changes"] += change_lines(found)
         lines = [
-            f"Clicked the first of {_plural(facts['matched'], 'match', 'matches')} `{selector}`."
+            f"Clicked the first of {plural(facts['matched'], 'match', 'matches')} `{selector}`."
         ]
         lines.append(
             f"The URL changed to {facts['url']} (same document)."
@@ -714,13 +416,13 @@ class Probes:
         if facts["changes"]:
             lines.append("Other changes: " + "; ".join(facts["changes"]) + ".")
         if found["content"]:
-            lines.append(_content_lines(facts["content_selectors"]))
+            lines.append(content_lines(facts["content_selectors"]))
         lines.append(await self._restore(facts, selector, box))
         return "\n".join(lines)
 
     async def _after_soft_navigation(
         self,
-        run: _Recorder,
+        run: Recorder,
         facts: dict[str, Any],
         found: dict[str, Any],
         selector: str,
@@ -734,11 +436,11 @@ class Probes:
         facts["appeared_count"] = found["count"]
         run.note(found["absolute"], found["count"])
         facts["content_selectors"] = run.content(found["content"])
-        facts["changes"] += [*_changes(found), "the list left the page"]
+        facts["changes"] += [*change_lines(found), "the list left the page"]
         back = await self._return_to(url, item)
         facts["restored"] = back > 0
         lines = [
-            f"Clicked the first of {_plural(facts['matched'], 'match', 'matches')} `{selector}`. "
+            f"Clicked the first of {plural(facts['matched'], 'match', 'matches')} `{selector}`. "
             f"The URL changed to {facts['url']} and the list left the page (the page's script "
             "showed another view without loading a new document).",
         ]
@@ -747,7 +449,7 @@ class Probes:
                 f"The new view's content is in `{found['absolute']}` "
                 f'({found["count"]} match): "{found["text"]}"'
             )
-        lines += [_content_lines(facts["content_selectors"]), _back_line(back, item)]
+        lines += [content_lines(facts["content_selectors"]), back_line(back, item)]
         return "\n".join(lines)
 
     async def _restore(self, facts: dict[str, Any], selector: str, box: FloatRect | None) -> str:
@@ -790,198 +492,6 @@ class Probes:
         return count
 
 
-class _PageWatch:
-    """What a click started besides DOM changes: main-frame navigations and new tabs."""
-
-    def __init__(self, page: Page) -> None:
-        self.page = page
-        self.navigating = False
-        self.popups: list[Page] = []
-
-    def _on_request(self, request: Request) -> None:
-        if request.is_navigation_request() and request.frame == self.page.main_frame:
-            self.navigating = True
-
-    def _on_page(self, page: Page) -> None:
-        self.popups.append(page)
-
-    def __enter__(self) -> _PageWatch:
-        self.page.on("request", self._on_request)
-        self.page.context.on("page", self._on_page)
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        self.page.remove_listener("request", self._on_request)
-        self.page.context.remove_listener("page", self._on_page)
-
-
-async def _close_tab(tab: Page) -> str:
-    """Close a tab the click opened; the URL it was loading."""
-    from playwright.async_api import Error
-
-    with contextlib.suppress(Error):
-        await tab.wait_for_load_state("domcontentloaded", timeout=CLICK_TIMEOUT_MS)
-    url = tab.url
-    with contextlib.suppress(Error):
-        await tab.close()
-    return url
-
-
-class _Recorder:
-    """Notes one tool call's tested selectors into the session's registry and its own."""
-
-    def __init__(self, registry: VerifiedSelectors, source: str) -> None:
-        self.registry = registry
-        self.source = source
-        self.verified: dict[str, int] = {}
-
-    def note(self, selector: str | None, count: int) -> bool:
-        if not selector or count < 1:
-            return False
-        self.registry.add(selector, count, self.source)
-        self.verified[selector] = count
-        return True
-
-    def content(self, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The content selectors that matched, recorded (absolute and relative forms)."""
-        kept = []
-        for entry in entries:
-            if not self.note(entry["selector"], entry["count"]):
-                continue
-            self.note(entry["relative"], entry["relative_count"])
-            kept.append({k: v for k, v in entry.items() if v is not None})
-        return kept
-
-
-def _changes(found: dict[str, Any]) -> list[str]:
-    changes = []
-    if found["added"] or found["removed"]:
-        changes.append(f"{found['added']} elements added, {found['removed']} removed")
-    if found["attributes"]:
-        changes.append(f"{_plural(found['attributes'], 'attribute change')}")
-    if found["texts"]:
-        changes.append(f"{_plural(found['texts'], 'text change')}")
-    if found["title"] != found["title_before"]:
-        changes.append(f"title changed from {found['title_before']!r} to {found['title']!r}")
-    if not found["scope_live"]:
-        changes.append("the clicked element was removed from the page")
-    if found["new_items"]:
-        changes.append(f"{_plural(found['new_items'], 'new list item')} loaded")
-    return changes
-
-
-def _back_line(back: int, list_selector: str) -> str:
-    if back:
-        return f"Went back: the list is there again ({_plural(back, 'item')})."
-    return (
-        f"Went back, but the list (`{list_selector}`) did not come back: "
-        "the page state is not restored."
-    )
-
-
-def _content_lines(content: list[dict[str, Any]]) -> str:
-    if not content:
-        return "No content selectors found inside."
-    lines = ["VERIFIED CONTENT SELECTORS (tested in the page: matches, first text):"]
-    for entry in content:
-        extra = []
-        if entry.get("label"):
-            extra.append(f"label {entry['label']!r}")
-        if entry.get("attribute"):
-            extra.append(f"read @{entry['attribute']}")
-        suffix = f" [{entry['kind']}{', ' if extra else ''}{', '.join(extra)}]"
-        lines.append(f'- `{entry["selector"]}` ({entry["count"]}): "{entry["text"]}"{suffix}')
-    return "\n".join(lines)
-
-
-def _control_line(what: str, control: dict[str, str] | None, verified: str | None) -> str:
-    if control is None or verified is None:
-        return f"{what}: none found."
-    return f'{what}: `{verified}` ("{control["text"]}").'
-
-
-def _plural(count: int, one: str, many: str | None = None) -> str:
-    return f"{count} {one if count == 1 else many or one + 's'}"
-
-
-def _refusal(text: str) -> ProbeResult:
-    return ProbeResult(text=text, facts={"error": text}, ok=False)
-
-
-def _snake(name: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name.strip()).lower()
-
-
-TOOLS = ("probe_click", "describe_element", "scroll_and_observe")
-
-SELECTOR_PARAMETER = {
-    "type": "object",
-    "properties": {
-        "selector": {
-            "type": "string",
-            "description": "A CSS selector (querySelectorAll syntax); the first match is used.",
-        }
-    },
-    "required": ["selector"],
-}
-
-TOOL_SPECS: list[dict[str, Any]] = [
-    {
-        "type": "function",
-        "function": {
-            "name": "probe_click",
-            "description": (
-                "Click the first element matching a CSS selector, the way a user would, and "
-                "report what happened: whether the URL changed (the page navigates: the detail "
-                "page's content container and verified content selectors are reported, then "
-                "the browser goes back), whether a details panel appeared outside the item "
-                "(with its verified selector), whether content expanded inside the clicked "
-                "item (inline), or nothing. Also lists other changes and whether the page was "
-                "restored afterwards. Use it on a list item to learn the click behaviour."
-            ),
-            "parameters": SELECTOR_PARAMETER,
-        },
-    },
-    {
-        "type": "function",
-        "function": {
-            "name": "describe_element",
-            "description": (
-                "Describe the first element matching a CSS selector: how many elements match, "
-                "its text, its direct children with selectors, and VERIFIED CONTENT SELECTORS "
-                "for the meaningful content inside it (headings, class-named values, links, "
-                "images, labelled values such as dt/dd), each tested in the page with its "
-                "match count. Only selectors verified by a tool may appear in the strategy."
-            ),
-            "parameters": SELECTOR_PARAMETER,
-        },
-    },
-    {
-        "type": "function",
-        "function": {
-            "name": "scroll_and_observe",
-            "description": (
-                "Scroll the page (or the list's own scroll box) to the end a few times and "
-                "report the list item count before and after (does scrolling load more "
-                "items?), whether the end was reached, and any pagination control (Next) or "
-                "load-more button, with verified selectors."
-            ),
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "target": {
-                        "type": "string",
-                        "enum": ["page", "list"],
-                        "description": "Scroll the whole page, or the list's scroll container.",
-                    }
-                },
-                "required": ["target"],
-            },
-        },
-    },
-]
-
-
 async def traced(
     probes: Probes, name: str, arguments: dict[str, Any], call_id: str, step: int = 0
 ) -> tuple[ToolCall, ToolResult, ProbeResult]:
@@ -990,12 +500,6 @@ async def traced(
     call = ToolCall(call_id=call_id, name=name, arguments=recorded, step=step)
     start = time.monotonic()
     result = await probes.call(name, arguments)
-    outcome = ToolResult(
-        call_id=call_id,
-        name=name,
-        output=result.text,
-        facts={**result.facts, "verified": dict(result.verified)},
-        ok=result.ok,
-        duration=time.monotonic() - start,
-    )
+    facts = {**result.facts, "verified": dict(result.verified)}
+    outcome = tool_result(call, start, result.text, facts, ok=result.ok)
     return call, outcome, result

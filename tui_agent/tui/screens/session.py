@@ -4,17 +4,13 @@ Live, the app's worker runs a SessionRunner whose listener posts `EventReceived`
 event is folded into this screen's own state and the widgets catch up once per burst. A
 stored session is shown as `fold(events)`. Feedback collected on the items table is recorded
 as one FeedbackSubmitted event through a SessionRunner; `r` then refines the session with it
-in a worker (its events stream into the pane through the same kind of runner), and the
-candidate it ends with is reviewed in the DiffScreen and accepted or rejected (`d` reopens it).
+and `d` reviews the candidate (the refine flow, in refine_flow.py).
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator, Callable
-from contextlib import aclosing
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
@@ -25,11 +21,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import Worker
 
-from tui_agent.agents.refinement import RefinementError, decide, start_refinement
 from tui_agent.analysis.models import FieldDefinition, FieldFeedback
-from tui_agent.config import Settings
-from tui_agent.events import Artifact, Error, Event, FeedbackSubmitted, Log, VersionDecided
-from tui_agent.llm import LLM, LLMError
+from tui_agent.events import Event, FeedbackSubmitted
 from tui_agent.session import SessionRunner, SessionState
 from tui_agent.store import Store, StoreError
 from tui_agent.tui.current_logic import current_logic
@@ -37,22 +30,15 @@ from tui_agent.tui.messages import (
     EventReceived,
     FeedbackRecorded,
     LiveSessionCancelled,
-    RefinementFinished,
     SessionMode,
     SessionOpened,
-    VersionDecisionRecorded,
 )
-from tui_agent.tui.screens.diff import DiffScreen, outcome_note
 from tui_agent.tui.screens.feedback import FeedbackModal, FeedbackResult
+from tui_agent.tui.screens.refine_flow import RefineFlow, latest_feedback
 from tui_agent.tui.widgets.artifact_card import pending_candidates
 from tui_agent.tui.widgets.items_table import ItemsTable
 from tui_agent.tui.widgets.status_line import StatusLine
 from tui_agent.tui.widgets.stream_pane import StreamPane
-
-if TYPE_CHECKING:
-    from tui_agent.tui.app import TuiAgentApp
-
-REFINE_WORKERS = "refinement"
 
 
 @dataclass
@@ -73,23 +59,7 @@ def title_line(kind: str, title: str, session_id: str, prefix: str = "") -> Cont
     return Content.assemble((head, "bold"), "  ", (session_id, "dim"))
 
 
-def latest_feedback(state: SessionState) -> list[FieldFeedback]:
-    """The feedback of the session's last FeedbackSubmitted (what `r` refines with)."""
-    submitted = [e for e in state.timeline if isinstance(e, FeedbackSubmitted)]
-    return list(submitted[-1].feedback) if submitted else []
-
-
-def build_llm(settings: Settings) -> tuple[LLM | None, str | None]:
-    """The configured model (as code sessions build it), or None and why it is unusable."""
-    if not settings.model:
-        return None, None
-    try:
-        return LLM(settings.model, api_base=settings.api_base), None
-    except LLMError as error:
-        return None, str(error)
-
-
-class SessionScreen(Screen[None]):
+class SessionScreen(RefineFlow, Screen[None]):
     """One session: live (fed by its runner) or stored (folded from its events)."""
 
     BINDINGS = [
@@ -229,11 +199,6 @@ class SessionScreen(Screen[None]):
             table.update_items(list(state.items), state.analysis)
 
     @property
-    def refining(self) -> bool:
-        """Whether a refinement or a decision is running for this session now."""
-        return any(w.group == REFINE_WORKERS and not w.is_finished for w in self.workers)
-
-    @property
     def recordable(self) -> bool:
         """Whether events can be appended now (a stored session, or a live one that ended)."""
         running = self.live is not None and self.live.running
@@ -318,117 +283,3 @@ class SessionScreen(Screen[None]):
         self.notify(f"Recorded feedback on {count} field{'s' if count != 1 else ''}.")
         self.post_message(FeedbackRecorded(stored))
         return True
-
-    @property
-    def settings(self) -> Settings:
-        """The app's settings (model, api base, sandbox) that refinement runs with."""
-        app: TuiAgentApp = self.app  # type: ignore[assignment]
-        return app.settings
-
-    async def action_refine(self) -> None:
-        """Submit any pending feedback, then refine with the last feedback in a worker."""
-        if not self.recordable:  # a live agent still runs: the feedback is kept for later
-            await self.action_submit_feedback()
-            self.notify("Refine (r) once the agent has finished.", severity="warning")
-            return
-        self.run_worker(self._refine(), group=REFINE_WORKERS, exclusive=True, exit_on_error=False)
-        self.refresh_bindings()
-
-    async def _refine(self) -> None:
-        runner = await self.runner()
-        if self._pending and not await self._submit(runner):
-            return
-        feedback = latest_feedback(runner.state)
-        llm, problem = build_llm(self.settings)
-        try:
-            refinement = start_refinement(runner.state, feedback, settings=self.settings, llm=llm)
-        except RefinementError as error:
-            why = f"{error} ({problem})" if problem else str(error)
-            self.notify(why, severity="error", timeout=10, markup=False)
-            return
-        fields = ", ".join(f"{f.field} ({f.issue})" for f in feedback)
-        self.notify(f"Refining {fields}; the attempts follow here.", markup=False)
-        finished = await self._record(runner, refinement.run(), "refinement")
-        outcome = refinement.outcome
-        if not finished or outcome is None:
-            return
-        candidate: Artifact | None = None
-        if outcome.candidate is not None:  # as recorded (stamped), for the diff
-            candidate = runner.state.artifact(outcome.candidate.name, outcome.candidate.version)
-        message = outcome_note(runner.state, candidate) if candidate else outcome.error or ""
-        self.post_message(RefinementFinished(self.session_id, candidate, message))
-        if candidate is not None:
-            self.review(candidate, runner.state)
-        else:
-            self.notify(message or "No attempt improved the fields.", severity="warning")
-
-    async def _record(self, runner: SessionRunner, events: AsyncIterator[Event], what: str) -> bool:
-        """Record every event of `events`; False when it stopped early (recorded as such)."""
-        try:
-            async with aclosing(events):
-                async for event in events:
-                    await runner.emit(event)
-        except asyncio.CancelledError:
-            stopped = Log(level="warning", message=f"The {what} was cancelled.")
-            await asyncio.shield(runner.emit(stopped))
-            raise
-        except RefinementError as error:  # nothing to do: said once, not recorded
-            self.notify(str(error), severity="error", timeout=10, markup=False)
-            return False
-        except Exception as exc:  # a fault in the agent: recorded and shown, never lost
-            message = str(exc) or type(exc).__name__
-            await runner.emit(Error(message=message, kind=type(exc).__name__))
-            self.notify(f"The {what} stopped: {message}", severity="error", markup=False)
-            return False
-        return True
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.group == REFINE_WORKERS:
-            self.refresh_bindings()
-
-    def action_review(self) -> None:
-        """Show the newest candidate still waiting for a decision."""
-        waiting = pending_candidates(self.state)
-        if waiting:
-            self.review(waiting[-1])
-
-    def review(self, candidate: Artifact, state: SessionState | None = None) -> None:
-        """Push the DiffScreen of `candidate` (of `state`, by default this screen's); the
-        answer is recorded by `decide`."""
-        state = state or self.state
-        screen = DiffScreen(
-            state.artifact(candidate.name), candidate, outcome_note(state, candidate)
-        )
-
-        def decided(accepted: bool | None) -> None:
-            if accepted is None:
-                self.notify("The candidate waits for you: d reviews it again.")
-                return
-            self.run_worker(
-                self.decide(candidate, accepted),
-                group=REFINE_WORKERS,
-                exclusive=True,
-                exit_on_error=False,
-            )
-
-        self.app.push_screen(screen, decided)
-
-    async def decide(self, candidate: Artifact, accepted: bool) -> None:
-        """Record the decision on `candidate`; on accept the re-run refreshes the table."""
-        runner = await self.runner()
-        name, version = candidate.name, candidate.version
-        events = decide(runner.state, name, version, accepted, settings=self.settings)
-        finished = await self._record(runner, events, "re-run")
-        decision = next(
-            (
-                e
-                for e in reversed(runner.state.timeline)
-                if isinstance(e, VersionDecided) and (e.name, e.version) == (name, version)
-            ),
-            None,
-        )
-        if decision is not None:
-            verb = "Accepted" if accepted else "Rejected"
-            rerun = "" if finished or not accepted else " (the re-run stopped)"
-            self.notify(f"{verb} {name} v{version}{rerun}.", markup=False)
-            self.post_message(VersionDecisionRecorded(decision))

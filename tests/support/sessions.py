@@ -1,0 +1,80 @@
+"""Sessions recorded for real and refined, for the tests that need one.
+
+Settings that reach a scripted model, an exec or recipe session recorded into SQLite, a
+refinement run into a stored session, and a copy of a recorded database for one test.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+from support.scripted_model import ScriptedModel
+from tui_agent.agents.execute import exec_started, run_exec
+from tui_agent.agents.recipe_run import recipe_started, run_recipe
+from tui_agent.agents.refinement import Refinement, start_refinement
+from tui_agent.analysis.models import FieldFeedback
+from tui_agent.config import Settings
+from tui_agent.events import Event, FeedbackSubmitted
+from tui_agent.sandbox.choose import open_sandbox
+from tui_agent.sandbox.models import ExecuteRequest
+from tui_agent.session import SessionRunner, SessionState
+from tui_agent.store import Store
+from tui_agent.web.browser import find_chromium
+from tui_agent.web.recipe import RecipeFile
+
+MODEL = "gpt-4o-mini"
+"""Served by the scripted server; a name litellm has a price for, so budgets can be kept."""
+
+
+def scripted_settings(
+    server: ScriptedModel, tmp_path: Path, sandbox: str, **extra: Any
+) -> Settings:
+    """Settings reaching `server` as MODEL, with `sandbox` and a store in `tmp_path`."""
+    return Settings(
+        model=server.model(MODEL),
+        api_base=server.api_base,
+        db=tmp_path / "sessions.db",
+        sandbox=sandbox,  # type: ignore[arg-type]
+        workspace=tmp_path / "workspace",
+        **extra,
+    )
+
+
+async def record_exec(
+    settings: Settings, request: ExecuteRequest, title: str, **options: Any
+) -> SessionState:
+    """An exec session of `request` (`options`: exec_started's), run in the settings'
+    sandbox and recorded in their database."""
+    started = exec_started(request, title, **options)
+    async with await Store.open(settings.db) as store:
+        sandbox = open_sandbox(settings.sandbox, workspace=settings.workspace)
+        async with sandbox:
+            return await SessionRunner(store).run(started, run_exec(sandbox, request))
+
+
+async def record_recipe(store: Store, recipe: RecipeFile, url: str, max_items: int) -> SessionState:
+    """A scrape session of `recipe` on `url`, run in Chromium and recorded in `store`."""
+    started = recipe_started(recipe, url, max_items)
+    agent = run_recipe(recipe, url, max_items=max_items, executable=find_chromium())
+    return await SessionRunner(store).run(started, agent)
+
+
+async def refine_stored(
+    store: Store, session_id: str, feedback: list[FieldFeedback], **options: Any
+) -> tuple[SessionRunner, Refinement, list[Event]]:
+    """Record the feedback and run a refinement (`options`: start_refinement's) into the
+    stored session, as the CLI does: the runner, the refinement and its events as stored."""
+    runner = await SessionRunner.resume(store, session_id)
+    await runner.emit(FeedbackSubmitted(feedback=feedback))
+    refinement = start_refinement(runner.state, feedback, **options)
+    events = [await runner.emit(event) async for event in refinement.run()]
+    return runner, refinement, events
+
+
+def copy_database(db: Path, folder: Path) -> Path:
+    """A copy of the SQLite file `db` (with its -wal and -shm files) in `folder`."""
+    for path in db.parent.glob(db.name + "*"):
+        shutil.copy(path, folder / path.name)
+    return folder / db.name

@@ -1,0 +1,168 @@
+"""The refine side of the session screen: refine with the last feedback, review, decide.
+
+`r` refines the session with its last feedback in a worker (its events stream into the pane
+through a SessionRunner, as any other event), and the candidate it ends with is reviewed in
+the DiffScreen and accepted or rejected (`d` reopens it); the decision is recorded, and an
+accepted version re-run, in a worker too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import aclosing
+from typing import TYPE_CHECKING
+
+from textual.worker import Worker
+
+from tui_agent.agents.refinement import (
+    RefinementError,
+    configured_model,
+    decide,
+    named_feedback,
+    start_refinement,
+)
+from tui_agent.analysis.models import FieldFeedback
+from tui_agent.config import Settings
+from tui_agent.events import Artifact, Error, Event, FeedbackSubmitted, Log, VersionDecided
+from tui_agent.session import SessionRunner, SessionState
+from tui_agent.tui.messages import RefinementFinished, VersionDecisionRecorded
+from tui_agent.tui.screens.diff import DiffScreen, outcome_note
+from tui_agent.tui.widgets.artifact_card import pending_candidates
+
+if TYPE_CHECKING:
+    from tui_agent.tui.app import TuiAgentApp
+    from tui_agent.tui.screens.session import SessionScreen
+
+REFINE_WORKERS = "refinement"
+
+
+def latest_feedback(state: SessionState) -> list[FieldFeedback]:
+    """The feedback of the session's last FeedbackSubmitted (what `r` refines with)."""
+    submitted = [e for e in state.timeline if isinstance(e, FeedbackSubmitted)]
+    return list(submitted[-1].feedback) if submitted else []
+
+
+class RefineFlow:
+    """The refine actions of SessionScreen (mixed into it: they use its state, its pending
+    feedback and the runner that appends to the session)."""
+
+    @property
+    def settings(self: SessionScreen) -> Settings:
+        """The app's settings (model, api base, sandbox) that refinement runs with."""
+        app: TuiAgentApp = self.app  # type: ignore[assignment]
+        return app.settings
+
+    @property
+    def refining(self: SessionScreen) -> bool:
+        """Whether a refinement or a decision is running for this session now."""
+        return any(w.group == REFINE_WORKERS and not w.is_finished for w in self.workers)
+
+    async def action_refine(self: SessionScreen) -> None:
+        """Submit any pending feedback, then refine with the last feedback in a worker."""
+        if not self.recordable:  # a live agent still runs: the feedback is kept for later
+            await self.action_submit_feedback()
+            self.notify("Refine (r) once the agent has finished.", severity="warning")
+            return
+        self.run_worker(self._refine(), group=REFINE_WORKERS, exclusive=True, exit_on_error=False)
+        self.refresh_bindings()
+
+    async def _refine(self: SessionScreen) -> None:
+        runner = await self.runner()
+        if self._pending and not await self._submit(runner):
+            return
+        feedback = latest_feedback(runner.state)
+        llm, problem = configured_model(self.settings)
+        try:
+            refinement = start_refinement(runner.state, feedback, settings=self.settings, llm=llm)
+        except RefinementError as error:
+            why = f"{error} ({problem})" if problem else str(error)
+            self.notify(why, severity="error", timeout=10, markup=False)
+            return
+        self.notify(f"Refining {named_feedback(feedback)}; the attempts follow here.", markup=False)
+        finished = await self._record(runner, refinement.run(), "refinement")
+        outcome = refinement.outcome
+        if not finished or outcome is None:
+            return
+        candidate: Artifact | None = None
+        if outcome.candidate is not None:  # as recorded (stamped), for the diff
+            candidate = runner.state.artifact(outcome.candidate.name, outcome.candidate.version)
+        message = outcome_note(runner.state, candidate) if candidate else outcome.error or ""
+        self.post_message(RefinementFinished(self.session_id, candidate, message))
+        if candidate is not None:
+            self.review(candidate, runner.state)
+        else:
+            self.notify(message or "No attempt improved the fields.", severity="warning")
+
+    async def _record(
+        self: SessionScreen, runner: SessionRunner, events: AsyncIterator[Event], what: str
+    ) -> bool:
+        """Record every event of `events`; False when it stopped early (recorded as such)."""
+        try:
+            async with aclosing(events):
+                async for event in events:
+                    await runner.emit(event)
+        except asyncio.CancelledError:
+            stopped = Log(level="warning", message=f"The {what} was cancelled.")
+            await asyncio.shield(runner.emit(stopped))
+            raise
+        except RefinementError as error:  # nothing to do: said once, not recorded
+            self.notify(str(error), severity="error", timeout=10, markup=False)
+            return False
+        except Exception as exc:  # a fault in the agent: recorded and shown, never lost
+            message = str(exc) or type(exc).__name__
+            await runner.emit(Error(message=message, kind=type(exc).__name__))
+            self.notify(f"The {what} stopped: {message}", severity="error", markup=False)
+            return False
+        return True
+
+    def on_worker_state_changed(self: SessionScreen, event: Worker.StateChanged) -> None:
+        if event.worker.group == REFINE_WORKERS:
+            self.refresh_bindings()
+
+    def action_review(self: SessionScreen) -> None:
+        """Show the newest candidate still waiting for a decision."""
+        waiting = pending_candidates(self.state)
+        if waiting:
+            self.review(waiting[-1])
+
+    def review(self: SessionScreen, candidate: Artifact, state: SessionState | None = None) -> None:
+        """Push the DiffScreen of `candidate` (of `state`, by default this screen's); the
+        answer is recorded by `decide`."""
+        state = state or self.state
+        screen = DiffScreen(
+            state.artifact(candidate.name), candidate, outcome_note(state, candidate)
+        )
+
+        def decided(accepted: bool | None) -> None:
+            if accepted is None:
+                self.notify("The candidate waits for you: d reviews it again.")
+                return
+            self.run_worker(
+                self.decide(candidate, accepted),
+                group=REFINE_WORKERS,
+                exclusive=True,
+                exit_on_error=False,
+            )
+
+        self.app.push_screen(screen, decided)
+
+    async def decide(self: SessionScreen, candidate: Artifact, accepted: bool) -> None:
+        """Record the decision on `candidate`; on accept the re-run refreshes the table."""
+        runner = await self.runner()
+        name, version = candidate.name, candidate.version
+        events = decide(runner.state, name, version, accepted, settings=self.settings)
+        finished = await self._record(runner, events, "re-run")
+        decision = next(
+            (
+                e
+                for e in reversed(runner.state.timeline)
+                if isinstance(e, VersionDecided) and (e.name, e.version) == (name, version)
+            ),
+            None,
+        )
+        if decision is not None:
+            verb = "Accepted" if accepted else "Rejected"
+            rerun = "" if finished or not accepted else " (the re-run stopped)"
+            self.notify(f"{verb} {name} v{version}{rerun}.", markup=False)
+            self.post_message(VersionDecisionRecorded(decision))
