@@ -318,6 +318,10 @@ def session_report(state: SessionState) -> RenderableType:
     if state.analysis is not None and state.items:
         parts.append(analysis_table(OutputAnalyzed(analysis=state.analysis)))
         parts.append(_item_lines(state.items))
+    strategy = state.artifact("strategy")
+    if strategy is not None:
+        parts.append(Text(f"Strategy ({strategy.origin or 'planner'})", style="bold"))
+        parts.append(Markdown(strategy.content))
     recipe = recipe_in_use(state)
     if recipe is not None:
         parts.append(_recipe_lines(recipe))

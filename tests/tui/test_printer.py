@@ -82,3 +82,11 @@ def printed_renderable(renderable: object) -> str:
     out = io.StringIO()
     Console(file=out, width=120, color_system=None).print(renderable)
     return out.getvalue()
+
+
+def test_the_session_report_carries_the_planner_output() -> None:
+    state = fold([scrape_started(), *scrape_with_artifacts()])
+    report = printed_renderable(session_report(state))
+    assert "Strategy (planner)" in report
+    assert "VERIFIED SELECTORS" in report
+    assert all(step in report for step in STRATEGY.plan)
