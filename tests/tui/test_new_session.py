@@ -6,10 +6,11 @@ from pathlib import Path
 from typing import Any
 
 from session_factory import wait_until
+from support.requirements import require_chromium
 from textual.message import Message
 from textual.notifications import Notify
 from textual.pilot import Pilot
-from textual.widgets import Select, Static
+from textual.widgets import Input, Select, Static
 
 from tui_agent.config import Settings
 from tui_agent.store import Store
@@ -17,6 +18,7 @@ from tui_agent.tui.app import TuiAgentApp
 from tui_agent.tui.screens.home import HomeScreen
 from tui_agent.tui.screens.new_session import NewSessionModal
 from tui_agent.tui.screens.session import SessionScreen
+from tui_agent.web.demo_site import DemoSite
 
 PROGRAM = "def main(n):\n    return [{'n': i, 'odd': i % 2 or None} for i in range(n)]\n"
 
@@ -97,3 +99,30 @@ async def test_a_code_task_needs_a_model_and_says_so(tmp_path: Path) -> None:
         await wait_until(pilot, said_no_model)
     async with await Store.open(tmp_path / "s.db") as store:
         assert await store.list_sessions() == []
+
+
+async def test_n_scrapes_a_list_page_with_the_offline_planner(tmp_path: Path) -> None:
+    require_chromium()
+    app = app_for(tmp_path)
+    with DemoSite() as site:
+        async with app.run_test(size=(120, 36)) as pilot:
+            modal = await open_form(pilot, "code")
+            await pilot.press("shift+tab", "enter", "down", "down", "enter")
+            await wait_until(pilot, lambda: modal.kind == "scrape")
+            assert not modal.query_one("#sandbox-field").display
+            await pilot.press("ctrl+s")
+            assert "The URL must start" in str(modal.query_one("#problem", Static).render())
+            modal.query_one("#scrape-task", Input).value = "Extract 3 items"
+            modal.query_one("#planner", Select).value = "offline"
+            modal.query_one("#scrape-url", Input).focus()
+            await pilot.press(*site.url("panel"), "ctrl+s")
+            await wait_until(pilot, lambda: isinstance(app.screen, SessionScreen), timeout=30)
+            screen = app.screen
+            assert isinstance(screen, SessionScreen)
+            await wait_until(pilot, lambda: screen.state.status != "running", timeout=90)
+            assert screen.state.status == "completed", screen.state.errors
+            truth = site.ground_truth("panel")[:3]
+            assert [item["title"] for item in screen.state.items] == [r["title"] for r in truth]
+    async with await Store.open(tmp_path / "s.db") as store:
+        [summary] = await store.list_sessions()
+    assert (summary.kind, summary.item_count) == ("scrape", 3)

@@ -27,9 +27,10 @@ from tui_agent.tui.paths import styles_dir
 from tui_agent.tui.replay import Replay
 from tui_agent.tui.screens.approval import ModalApprover
 from tui_agent.tui.screens.home import HomeScreen
-from tui_agent.tui.screens.new_session import CodeForm, ExecForm
+from tui_agent.tui.screens.new_session import CodeForm, NewSessionForm, ScrapeForm
 from tui_agent.tui.screens.replay import ReplayScreen
 from tui_agent.tui.screens.session import LiveRun, SessionScreen
+from tui_agent.web.browser import BrowserError
 
 STYLESHEETS = ("app.tcss", "home.tcss", "session.tcss", "items.tcss")
 SESSION_WORKERS = "sessions"
@@ -149,14 +150,22 @@ class TuiAgentApp(App[None]):
     def _new_session(self, message: NewSessionRequested) -> None:
         try:
             started, agent = self._build_session(message.form)
-        except (SandboxError, ConfigError, LLMError) as error:
+        except (SandboxError, ConfigError, LLMError, BrowserError) as error:
             self.notify(str(error), severity="error", timeout=10, markup=False)
             return
         self.start_session(started, agent)
 
-    def _build_session(
-        self, form: ExecForm | CodeForm
-    ) -> tuple[SessionStarted, AsyncIterator[Event]]:
+    def _build_session(self, form: NewSessionForm) -> tuple[SessionStarted, AsyncIterator[Event]]:
+        if isinstance(form, ScrapeForm):
+            from tui_agent.agents.scrape import scrape_session  # Playwright: only when scraping
+
+            return scrape_session(
+                form.url,
+                form.task,
+                settings=self.settings,
+                max_items=form.max_items,
+                planner=form.planner,
+            )
         if isinstance(form, CodeForm):
             return codeact_session(
                 form.task,

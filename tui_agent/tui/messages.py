@@ -12,7 +12,7 @@ SessionMode = Literal["live", "stored", "replay"]
 
 
 if TYPE_CHECKING:
-    from tui_agent.tui.screens.new_session import CodeForm, ExecForm
+    from tui_agent.tui.screens.new_session import NewSessionForm
 
 
 class EventReceived(Message):
@@ -35,7 +35,7 @@ class SessionRequested(Message):
 class NewSessionRequested(Message):
     """The user filled the new-session form on the home screen."""
 
-    def __init__(self, form: ExecForm | CodeForm) -> None:
+    def __init__(self, form: NewSessionForm) -> None:
         super().__init__()
         self.form = form
 

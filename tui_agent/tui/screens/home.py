@@ -15,7 +15,7 @@ from tui_agent.store import Store, StoreError
 from tui_agent.tui.commands import SessionCommands
 from tui_agent.tui.messages import NewSessionRequested, SessionDeleted, SessionRequested
 from tui_agent.tui.screens.confirm import ConfirmModal
-from tui_agent.tui.screens.new_session import CodeForm, ExecForm, NewSessionModal
+from tui_agent.tui.screens.new_session import NewSessionForm, NewSessionModal
 from tui_agent.tui.widgets.sessions_table import SessionsTable
 
 EMPTY_TEXT = """\
@@ -161,7 +161,7 @@ class HomeScreen(Screen[None]):
     def action_new(self) -> None:
         """Ask what to run, then let the app start it."""
 
-        def chosen(form: ExecForm | CodeForm | None) -> None:
+        def chosen(form: NewSessionForm | None) -> None:
             if form is not None:
                 self.post_message(NewSessionRequested(form))
 

@@ -1,10 +1,11 @@
-"""Start a session from the home screen: which agent (exec or code), and what it needs."""
+"""Start a session from the home screen: which agent (code, exec or scrape), and what it needs."""
 
 from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from textual import on
 from textual.app import ComposeResult
@@ -14,10 +15,14 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Static
 
 SANDBOXES = ("auto", "docker", "bubblewrap", "local")
+Planner = Literal["auto", "offline", "llm"]
+PLANNERS: tuple[Planner, ...] = ("auto", "offline", "llm")
 KINDS = [
     ("code: give the CodeAct agent a task", "code"),
     ("exec: run a Python file in a sandbox", "exec"),
+    ("scrape: plan a list page, write a verified recipe, extract its items", "scrape"),
 ]
+URL_SCHEMES = ("http://", "https://", "file://")
 
 
 @dataclass(frozen=True)
@@ -43,8 +48,21 @@ class CodeForm:
     sandbox: str
 
 
-class NewSessionModal(ModalScreen[ExecForm | CodeForm | None]):
-    """Start a code or exec session. ctrl+s starts, Escape cancels."""
+@dataclass(frozen=True)
+class ScrapeForm:
+    """A list page to plan and extract, as `tui-agent scrape` takes it."""
+
+    url: str
+    task: str
+    planner: Planner
+    max_items: int | None
+
+
+NewSessionForm = ExecForm | CodeForm | ScrapeForm
+
+
+class NewSessionModal(ModalScreen[NewSessionForm | None]):
+    """Start a code, exec or scrape session. ctrl+s starts, Escape cancels."""
 
     BINDINGS = [
         Binding("ctrl+s", "start", "Start", id="new.start", tooltip="Start the session"),
@@ -73,13 +91,16 @@ class NewSessionModal(ModalScreen[ExecForm | CodeForm | None]):
                 yield Checkbox("Ask before each run (always on for local)", id="approve")
             with Vertical(id="exec-form", classes="form"):
                 yield from self._exec_fields()
-            yield Label("Sandbox")
-            yield Select(
-                [(name, name) for name in SANDBOXES],
-                value=self._default_sandbox,
-                allow_blank=False,
-                id="sandbox",
-            )
+            with Vertical(id="scrape-form", classes="form"):
+                yield from self._scrape_fields()
+            with Vertical(id="sandbox-field"):
+                yield Label("Sandbox")
+                yield Select(
+                    [(name, name) for name in SANDBOXES],
+                    value=self._default_sandbox,
+                    allow_blank=False,
+                    id="sandbox",
+                )
             yield Static(id="problem")
             with Horizontal(classes="buttons"):
                 yield Button("Cancel", id="cancel")
@@ -96,6 +117,24 @@ class NewSessionModal(ModalScreen[ExecForm | CodeForm | None]):
         yield Label("Timeout (seconds)")
         yield Input("30", id="timeout", type="number")
 
+    def _scrape_fields(self) -> ComposeResult:
+        yield Label("List page URL")
+        yield Input(placeholder="http://127.0.0.1:8000/panel", id="scrape-url")
+        yield Label("What to extract")
+        yield Input("Extract 20 items", id="scrape-task")
+        with Horizontal(classes="row"):
+            with Vertical(classes="cell"):
+                yield Label(f"Planner (model: {self._model or 'none set'})")
+                yield Select(
+                    [(name, name) for name in PLANNERS],
+                    value="auto",
+                    allow_blank=False,
+                    id="planner",
+                )
+            with Vertical(classes="cell"):
+                yield Label("Max items (optional)")
+                yield Input(id="max-items", type="integer")
+
     def on_mount(self) -> None:
         self._show_kind("code")
 
@@ -110,8 +149,11 @@ class NewSessionModal(ModalScreen[ExecForm | CodeForm | None]):
     def _show_kind(self, kind: str) -> None:
         self.query_one("#code-form").display = kind == "code"
         self.query_one("#exec-form").display = kind == "exec"
+        self.query_one("#scrape-form").display = kind == "scrape"
+        self.query_one("#sandbox-field").display = kind != "scrape"
         self.query_one("#problem", Static).update("")
-        self.query_one("#task" if kind == "code" else "#path", Input).focus()
+        first = {"code": "#task", "exec": "#path", "scrape": "#scrape-url"}[kind]
+        self.query_one(first, Input).focus()
 
     def _value(self, selector: str) -> str:
         return self.query_one(selector, Input).value.strip()
@@ -120,9 +162,31 @@ class NewSessionModal(ModalScreen[ExecForm | CodeForm | None]):
         self.query_one("#problem", Static).update(text)
         self.query_one(focus).focus()
 
-    def read_form(self) -> ExecForm | CodeForm | None:
+    def read_form(self) -> NewSessionForm | None:
         """The chosen form, or None after showing what is wrong."""
-        return self._read_code() if self.kind == "code" else self._read_exec()
+        readers = {"code": self._read_code, "exec": self._read_exec, "scrape": self._read_scrape}
+        return readers[self.kind]()
+
+    def _read_scrape(self) -> ScrapeForm | None:
+        url = self._value("#scrape-url")
+        if not url.startswith(URL_SCHEMES):
+            self._problem("The URL must start with http://, https:// or file://", "#scrape-url")
+            return None
+        task = self._value("#scrape-task")
+        if not task:
+            self._problem("What should be extracted? e.g. Extract 20 items", "#scrape-task")
+            return None
+        limit = self._value("#max-items")
+        try:
+            max_items = int(limit) if limit else None
+        except ValueError:
+            max_items = 0
+        if max_items is not None and max_items < 1:
+            self._problem("Max items is a whole number, at least 1, or empty.", "#max-items")
+            return None
+        chosen = self.query_one("#planner", Select).value
+        planner = next(name for name in PLANNERS if name == chosen)
+        return ScrapeForm(url, task, planner, max_items)
 
     def _read_code(self) -> CodeForm | None:
         task = self._value("#task")
@@ -166,7 +230,7 @@ class NewSessionModal(ModalScreen[ExecForm | CodeForm | None]):
             self._problem(f"Arguments: {exc}", "#args")
             return None
         url = self._value("#url") or None
-        if url is not None and not url.startswith(("http://", "https://", "file://")):
+        if url is not None and not url.startswith(URL_SCHEMES):
             self._problem("The URL must start with http://, https:// or file://", "#url")
             return None
         try:
