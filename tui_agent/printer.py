@@ -189,7 +189,7 @@ def render_event(event: Event) -> RenderableType | None:
     match event:
         case SessionStarted():
             return Text.assemble(("▶ ", "bold"), (event.title, "bold"), f"  [{event.kind}]")
-        case Thought():
+        case Thought() if event.text:
             return Text.assemble(("🤖 Thinking: ", "bold magenta"), event.text)
         case CodeProposed():
             return Group(

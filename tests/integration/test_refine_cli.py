@@ -16,7 +16,13 @@ from support.requirements import require_chromium
 from support.sessions import copy_database
 
 from tui_agent.analysis import analyze_output
-from tui_agent.events import ItemsExtracted, OutputAnalyzed, SessionEnded, SessionStarted
+from tui_agent.events import (
+    ItemsExtracted,
+    OutputAnalyzed,
+    SessionEnded,
+    SessionStarted,
+    VersionDecided,
+)
 from tui_agent.session import SessionRunner, SessionState
 from tui_agent.store import Store
 from tui_agent.web.demo_site import DemoSite
@@ -129,15 +135,24 @@ def test_refine_json_leaves_the_candidate_waiting_until_decided(tmp_path, record
     waiting = stored_state(db, session_id)
     assert waiting.analysis.field("price").coverage == 0  # nothing replaced yet
     assert waiting.current_versions == {"recipe": 1}
-    rejected = tui_agent(db, "refine", session_id, "--reject", "--json")
+    reason = "the price\n  selector is too   specific"  # one line once recorded
+    rejected = tui_agent(db, "refine", session_id, "--reject", "--reason", reason, "--json")
     assert rejected.returncode == 0, rejected.stderr
     [decided] = [json.loads(line) for line in rejected.stdout.splitlines()]
-    assert (decided["type"], decided["version"], decided["accepted"]) == (
+    assert (decided["type"], decided["version"], decided["accepted"], decided["reason"]) == (
         "version_decided",
         2,
         False,
+        "the price selector is too specific",
     )
-    assert stored_state(db, session_id).event_count == waiting.event_count + 1
+    rejected_state = stored_state(db, session_id)
+    assert rejected_state.event_count == waiting.event_count + 1
+    [stored] = [e for e in rejected_state.timeline if isinstance(e, VersionDecided)]
+    assert (stored.version, stored.accepted, stored.reason) == (
+        2,
+        False,
+        "the price selector is too specific",
+    )
     again = tui_agent(db, "refine", session_id, "--accept")
     assert again.returncode == 2
     assert "no candidate waiting for a decision" in again.stderr
@@ -189,6 +204,7 @@ def test_bad_input_is_one_line_exit_2_and_records_nothing(tmp_path):
         "--issue is required": (with_items, "--field", "price"),
         "no model to propose one": (with_items, "--field", "price", "--issue", "missing"),
         "no candidate waiting": (with_items, "--accept"),
+        "--reason goes with --reject": (with_items, "--accept", "--reason", "fine"),
     }
     for message, args in cases.items():
         result = tui_agent(db, "refine", *args)

@@ -22,6 +22,7 @@ from test_app import posted, stored_events
 from textual.message import Message
 from textual.notifications import Notify
 from textual.pilot import Pilot
+from textual.widgets import Input, Static
 
 from tui_agent.config import Settings
 from tui_agent.events import FeedbackSubmitted, SessionEnded, VersionDecided
@@ -34,6 +35,7 @@ from tui_agent.tui.widgets.diff_view import DiffRow, DiffView, diff_rows, unifie
 
 SESSION = "5c4a9e0000b8"
 SIZE = (110, 36)
+REASON = "keeps the old selector: 'a' and 's' typed"
 
 
 @pytest.fixture
@@ -78,7 +80,7 @@ def test_the_unified_diff_marks_removed_and_added_lines() -> None:
     assert unified_content("same", "same", "v1", "v2").plain == "(no difference)"
 
 
-async def test_later_keeps_the_candidate_and_reject_records_the_decision(
+async def test_later_keeps_the_candidate_and_reject_records_the_decision_and_its_reason(
     refined_db: Path, tmp_path: Path
 ) -> None:
     messages: list[Message] = []
@@ -96,14 +98,55 @@ async def test_later_keeps_the_candidate_and_reject_records_the_decision(
         assert "The candidate waits for you: d reviews it again." in notices(messages)
         await pilot.press("d")
         await wait(pilot, lambda: isinstance(app.screen, DiffScreen))
+        review = app.screen
+        reason = review.query_one("#reason", Input)
+        # x asks why; Escape goes back to the diff, undecided, and forgets what was typed.
         await pilot.press("x")
+        await wait(pilot, lambda: reason.has_focus)
+        row, buttons = review.query_one("#diff-reason"), review.query_one("#diff-buttons")
+        assert row.display and not buttons.display
+        assert "diff.back" in [b.binding.id for b in review.active_bindings.values()]
+        await pilot.press(*"oops", "escape")
+        await wait(pilot, lambda: view_focused(review))
+        assert app.screen is review and reason.value == ""
+        assert buttons.display and not row.display
+        # x again, a reason (its letters are typed, not taken as keys), Enter rejects.
+        await pilot.press("x")
+        await wait(pilot, lambda: reason.has_focus)
+        await pilot.press(*REASON, "enter")
         await wait(pilot, lambda: bool(posted(messages, VersionDecisionRecorded)))
         await wait(pilot, lambda: screen.check_action("review", ()) is False)
         assert screen.state.current_versions["recipe"] == 1
         assert screen.state.items == ITEMS
+        [recorded] = posted(messages, VersionDecisionRecorded)
+        assert recorded.event.reason == REASON
+        await wait(pilot, lambda: bool(screen.query(".decision-card")))
+        card = screen.query_one(".decision-card", Static)
+        assert str(card.content) == f"✗ rejected recipe v2 — {REASON}"
     events = await stored_events(refined_db, SESSION)
     assert isinstance(events[-1], VersionDecided)
-    assert (events[-1].name, events[-1].version, events[-1].accepted) == ("recipe", 2, False)
+    decided = events[-1]
+    assert (decided.name, decided.version, decided.accepted) == ("recipe", 2, False)
+    assert decided.reason == REASON
+
+
+def view_focused(review: DiffScreen) -> bool:
+    return review.query_one(DiffView).has_focus
+
+
+async def test_the_reject_buttons_reject_with_no_reason(refined_db: Path, tmp_path: Path) -> None:
+    app = TuiAgentApp(refined_db, open_session=SESSION, settings=settings_without_model(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await session_screen(pilot)
+        await pilot.press("d")
+        await wait(pilot, lambda: isinstance(app.screen, DiffScreen))
+        await pilot.click("#reject")
+        await wait(pilot, lambda: app.screen.query_one("#reason", Input).has_focus)
+        await pilot.click("#confirm-reject")
+        await wait(pilot, lambda: screen.check_action("review", ()) is False)
+    events = await stored_events(refined_db, SESSION)
+    assert isinstance(events[-1], VersionDecided)
+    assert (events[-1].version, events[-1].accepted, events[-1].reason) == (2, False, "")
 
 
 async def test_refine_is_offered_once_feedback_is_recorded(db_path: Path, tmp_path: Path) -> None:

@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 from support.scripted_model import Reply, ScriptedModel, ToolCallReply, error, text, tool_calls
 
-from tui_agent.events import Event, LLMCall, Log, Thought, ToolCall, ToolResult
+from tui_agent.events import Event, LLMCall, Log, Thought, ThoughtDelta, ToolCall, ToolResult
 from tui_agent.llm import LLM, RetryPolicy
 from tui_agent.llm.errors import LLMError
+from tui_agent.session import fold
 from tui_agent.web.browser import Browser
 from tui_agent.web.demo_site.anatomy import ANATOMY, INLINE_DETAILS, ITEM, PANEL
 from tui_agent.web.offline_planner import OfflinePlanner
@@ -92,6 +93,25 @@ class Planned:
     def purposes(self) -> list[str]:
         return [e.purpose for e in self.of(LLMCall)]
 
+    @property
+    def streamed(self) -> dict[int, str]:
+        """Each step's ThoughtDelta texts, joined."""
+        joined: dict[int, str] = {}
+        for delta in self.of(ThoughtDelta):
+            joined[delta.step] = joined.get(delta.step, "") + delta.text
+        return joined
+
+    def check_thought_order(self) -> None:
+        """A step's deltas all come before its one Thought, which comes before its LLMCall."""
+        for step in self.streamed:
+            kinds = [
+                type(e)
+                for e in self.events
+                if isinstance(e, ThoughtDelta | Thought | LLMCall) and e.step == step
+            ]
+            deltas = kinds.count(ThoughtDelta)
+            assert kinds == [ThoughtDelta] * deltas + [Thought, LLMCall], kinds
+
 
 async def plan(
     browser: Browser,
@@ -119,7 +139,9 @@ async def plan(
             planner = StrategyPlanner(llm, probes, TASK, url, **options)
             events = [event async for event in planner.run()]
             assert model.remaining == 0, "the planner stopped before the script ended"
-        return Planned(planner, events, model.requests)
+        planned = Planned(planner, events, model.requests)
+        planned.check_thought_order()
+        return planned
     finally:
         await page.context.close()
 
@@ -187,9 +209,13 @@ async def test_a_scripted_session_explores_the_panel_layout_and_writes_its_strat
     assert results[1].facts["appeared"] == PANEL
     assert f"{PANEL} .field-price" in results[2].output
 
-    # Prose became thoughts of their turns; every model call is recorded.
+    # Each reply's text streamed live, in pieces, as it arrived; then the prose became the
+    # thought of its turn, replacing what streamed; every model call is recorded.
+    opening = "The cards look like the list items; what does a click do?"
+    assert planned.streamed == {1: opening, 3: PANEL_ANSWER}
+    assert len([d for d in planned.of(ThoughtDelta) if d.step == 3]) > 1
     assert [(t.step, t.text) for t in planned.of(Thought)] == [
-        (1, "The cards look like the list items; what does a click do?"),
+        (1, opening),
         (3, "I know enough to write the strategy."),
     ]
     assert [(c.step, c.purpose) for c in planned.of(LLMCall)] == [
@@ -313,8 +339,17 @@ async def test_the_text_protocol_runs_call_lines_on_the_inline_layout(browser, d
         ("probe_click", {"selector": "li.card"}),
     ]
     assert results[1].facts["behavior"] == "inline"
+    # The raw replies streamed, CALL lines and strategy included; the thoughts that replace
+    # them are the prose (the final answer has none before its first heading).
+    assert planned.streamed == {1: asking, 2: final}
     assert [t.text for t in planned.of(Thought)] == [
-        "Cards are the items. Let me look inside one and click it."
+        "Cards are the items. Let me look inside one and click it.",
+        "",
+    ]
+    steps = fold(planned.events).steps
+    assert [(steps[i].thought, steps[i].thought_complete) for i in (1, 2)] == [
+        ("Cards are the items. Let me look inside one and click it.", True),
+        ("", True),
     ]
 
     # No tools offered; the protocol is in the prompt; results came back as RESULT blocks.

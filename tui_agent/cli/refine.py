@@ -2,10 +2,10 @@
 
 The feedback is recorded on the session, the refinement's attempts are printed as they run
 (headless, or as JSON lines), and the candidate version is accepted or rejected: with
---accept / --reject, by answering the prompt in a terminal, or later with
-`tui-agent refine SESSION --accept`. Bad input (an unknown session or field, a session
-without items, a malformed --example) is one line on stderr, exit code 2, and nothing is
-recorded.
+--accept / --reject (--reason says why it was rejected), by answering the prompt in a
+terminal, or later with `tui-agent refine SESSION --accept`. Bad input (an unknown session
+or field, a session without items, a malformed --example) is one line on stderr, exit code
+2, and nothing is recorded.
 """
 
 from __future__ import annotations
@@ -96,6 +96,11 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         const=False,
         help="reject the candidate (alone: the one waiting for a decision)",
     )
+    refine.add_argument(
+        "--reason",
+        metavar="TEXT",
+        help="with --reject: why the candidate was rejected (recorded with the decision)",
+    )
     add_output_options(refine)
     # The TUI has no refinement entry yet: print the attempts unless --json is asked for.
     refine.set_defaults(handler=cmd_refine, decision=None, output="headless")
@@ -142,6 +147,15 @@ def feedback_from(args: argparse.Namespace) -> FieldFeedback | None:
     )
 
 
+def decision_reason(args: argparse.Namespace) -> str:
+    """The --reason on one line ("" when none was given); only --reject takes one."""
+    if args.reason is None:
+        return ""
+    if args.decision is not False:
+        raise UsageError("--reason goes with --reject: it says why the candidate was rejected")
+    return " ".join(args.reason.split())
+
+
 def check_field(state: SessionState, name: str) -> None:
     """A UsageError unless the session has items and `name` is one of their fields."""
     if not state.items or state.analysis is None:
@@ -169,12 +183,13 @@ def cmd_refine(args: argparse.Namespace, settings: Settings) -> int:
 
     try:
         feedback = feedback_from(args)
+        reason = decision_reason(args)
     except UsageError as exc:
         return _usage_error(exc)
     overrides = {"api_base": args.api_base, "sandbox": args.sandbox}
     settings = settings.model_copy(update={k: v for k, v in overrides.items() if v})
     try:
-        return run(_refine(args, settings, feedback))
+        return run(_refine(args, settings, feedback, reason))
     except (UsageError, RefinementError) as exc:
         return _usage_error(exc)
 
@@ -185,7 +200,7 @@ def _usage_error(exc: Exception) -> int:
 
 
 async def _refine(
-    args: argparse.Namespace, settings: Settings, feedback: FieldFeedback | None
+    args: argparse.Namespace, settings: Settings, feedback: FieldFeedback | None, reason: str
 ) -> int:
     from tui_agent.agents.refinement import RefinementError, configured_model, start_refinement
 
@@ -202,7 +217,7 @@ async def _refine(
             if candidate is None:
                 raise UsageError(f"session {session_id} has no candidate waiting for a decision")
             runner.listeners.append(_listener(json_output))
-            return await _decide(runner, candidate, args.decision, settings)
+            return await _decide(runner, candidate, args.decision, settings, reason)
         check_field(runner.state, feedback.field)
         llm, llm_error = configured_model(settings)
         try:
@@ -236,7 +251,7 @@ async def _refine(
                 soft_wrap=True,
             )
             return 0
-        return await _decide(runner, candidate, decision, settings)
+        return await _decide(runner, candidate, decision, settings, reason)
 
 
 def _listener(json_output: bool) -> Any:
@@ -273,14 +288,16 @@ def _ask(console: Console, candidate: Artifact) -> bool:
 
 
 async def _decide(
-    runner: SessionRunner, candidate: Artifact, accepted: bool, settings: Settings
+    runner: SessionRunner, candidate: Artifact, accepted: bool, settings: Settings, reason: str
 ) -> int:
-    """Record the decision (and on accept the re-run); 1 when an accepted re-run failed."""
+    """Record the decision with its reason (and on accept the re-run); 1 when an accepted
+    re-run failed."""
     from tui_agent.agents.refinement import decide
 
     refreshed = False
+    name, version = candidate.name, candidate.version
     async for event in decide(
-        runner.state, candidate.name, candidate.version, accepted, settings=settings
+        runner.state, name, version, accepted, settings=settings, reason=reason
     ):
         await runner.emit(event)
         refreshed = refreshed or isinstance(event, ItemsExtracted)

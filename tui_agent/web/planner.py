@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-from tui_agent.events import Event, Log, Thought, ToolCall, ToolResult
+from tui_agent.events import Event, Log, Thought, ThoughtDelta, ToolCall, ToolResult
 from tui_agent.llm.client import LLM, Message, Reply
 from tui_agent.llm.runtime import litellm
 from tui_agent.web.planner_prompts import (
@@ -161,6 +161,10 @@ def _drop(strategy: Strategy, refused: set[tuple[str, str]]) -> Strategy:
 class StrategyPlanner:
     """The model explores the page with the probes and writes a verified `Strategy`.
 
+    Each reply's text streams as ThoughtDelta events of its turn's step; the turn's Thought
+    (its prose: the text around the calls, or before a final answer's first heading) then
+    replaces them, empty when the reply had no prose.
+
     After `run`: `strategy` (None on failure), `output` (the accepted strategy's Markdown, or
     the model's last answer when none was accepted), `error` (one line), `refused` (selectors
     dropped as unverified), `tool_calls` (how many were run). The probes' `item_selector` is
@@ -222,11 +226,13 @@ class StrategyPlanner:
                 purpose=self._purpose,
                 step=self._turn,
             )
-            async for _ in stream:
-                pass
+            streamed = False
+            async for delta in stream:
+                streamed = True
+                yield ThoughtDelta(step=self._turn, text=delta)
             reply = stream.reply
             calls, prose = self._read(reply)
-            if prose:
+            if prose or streamed:
                 yield Thought(step=self._turn, text=prose)
             yield reply.call
             handle = self._calls_round(reply, calls) if calls else self._final(reply)

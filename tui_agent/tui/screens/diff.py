@@ -1,11 +1,13 @@
 """The decision on a candidate version: its diff against the version in use, the per-field
 summary (coverage before -> after), and accept / reject / later.
 
-Dismissed with True (accept), False (reject) or None (decide later: Escape).
+Rejecting asks for an optional one-line reason first (Enter rejects, Escape goes back to the
+diff). Dismissed with a `Decision`, or None (decide later: Escape).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 from textual import on
@@ -13,8 +15,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.reactive import var
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Button, Footer, Input, Static
 
 from tui_agent.events import Artifact, RefinementProgress
 from tui_agent.printer import artifact_text
@@ -45,7 +48,18 @@ def summary_content(candidate: Artifact, note: str) -> Content:
     return Content.assemble(*parts).rstrip("\n")
 
 
-class DiffScreen(ModalScreen[bool | None]):
+@dataclass(frozen=True)
+class Decision:
+    """The answer of a review: accepted or rejected, and why it was rejected (may be empty)."""
+
+    accepted: bool
+    reason: str = ""
+
+
+REASON_PROMPT = "Why reject it? (optional) · Enter rejects · Esc back to the diff"
+
+
+class DiffScreen(ModalScreen[Decision | None]):
     """The candidate `candidate` against `current` (the version in use, if any)."""
 
     CSS_PATH = styles_dir() / "diff.tcss"
@@ -53,17 +67,17 @@ class DiffScreen(ModalScreen[bool | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
             "a",
-            "decide(True)",
+            "accept",
             "Accept",
             id="diff.accept",
             tooltip="Make the candidate the version in use and re-run it",
         ),
         Binding(
             "x",
-            "decide(False)",
+            "reject",
             "Reject",
             id="diff.reject",
-            tooltip="Keep the version in use; the candidate stays in the session",
+            tooltip="Keep the version in use (you may say why); the candidate stays in the session",
         ),
         Binding(
             "s",
@@ -73,9 +87,13 @@ class DiffScreen(ModalScreen[bool | None]):
             tooltip="Switch between the side-by-side and the unified diff",
         ),
         Binding("escape", "later", "Later", id="diff.later", tooltip="Decide later (d)"),
+        Binding("escape", "back", "Back", id="diff.back", tooltip="Back to the diff, undecided"),
     ]
 
     AUTO_FOCUS = "#diff"
+
+    asking = var(False, init=False, bindings=True)
+    """Whether the reason for a rejection is being asked (the reason row replaces the buttons)."""
 
     def __init__(self, current: Artifact | None, candidate: Artifact, note: str = "") -> None:
         super().__init__()
@@ -102,25 +120,50 @@ class DiffScreen(ModalScreen[bool | None]):
                 yield Button("Accept", variant="success", id="accept", compact=True)
                 yield Button("Reject", variant="error", id="reject", compact=True)
                 yield Button("Later", id="later", compact=True)
+            with Horizontal(id="diff-reason"):
+                yield Input(placeholder=REASON_PROMPT, id="reason", compact=True)
+                yield Button("Reject", variant="error", id="confirm-reject", compact=True)
+                yield Button("Back", id="back", compact=True)
         yield Footer()
 
-    def action_decide(self, accepted: bool) -> None:
-        self.dismiss(accepted)
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """While the reason is asked only Back is bound (the other keys type the reason)."""
+        if action == "back":
+            return self.asking
+        if action in ("accept", "reject", "toggle_view", "later"):
+            return not self.asking
+        return True
 
+    def watch_asking(self, asking: bool) -> None:
+        self.set_class(asking, "-asking")
+        if asking:
+            self.query_one("#reason", Input).focus()
+        else:
+            self.query_one("#reason", Input).clear()
+            self.query_one(DiffView).focus()
+
+    @on(Button.Pressed, "#accept")
+    def action_accept(self) -> None:
+        self.dismiss(Decision(accepted=True))
+
+    @on(Button.Pressed, "#reject")
+    def action_reject(self) -> None:
+        """Ask the reason; the rejection is confirmed with Enter."""
+        self.asking = True
+
+    @on(Button.Pressed, "#back")
+    def action_back(self) -> None:
+        self.asking = False
+
+    @on(Button.Pressed, "#later")
     def action_later(self) -> None:
         self.dismiss(None)
 
     def action_toggle_view(self) -> None:
         self.query_one(DiffView).toggle()
 
-    @on(Button.Pressed, "#accept")
-    def _accept(self) -> None:
-        self.dismiss(True)
-
-    @on(Button.Pressed, "#reject")
-    def _reject(self) -> None:
-        self.dismiss(False)
-
-    @on(Button.Pressed, "#later")
-    def _later(self) -> None:
-        self.dismiss(None)
+    @on(Input.Submitted, "#reason")
+    @on(Button.Pressed, "#confirm-reject")
+    def _confirm_reject(self) -> None:
+        reason = " ".join(self.query_one("#reason", Input).value.split())
+        self.dismiss(Decision(accepted=False, reason=reason))

@@ -27,7 +27,7 @@ from tui_agent.config import Settings
 from tui_agent.events import Artifact, Error, Event, FeedbackSubmitted, Log, VersionDecided
 from tui_agent.session import SessionRunner, SessionState
 from tui_agent.tui.messages import RefinementFinished, VersionDecisionRecorded
-from tui_agent.tui.screens.diff import DiffScreen, outcome_note
+from tui_agent.tui.screens.diff import Decision, DiffScreen, outcome_note
 from tui_agent.tui.widgets.artifact_card import pending_candidates
 
 if TYPE_CHECKING:
@@ -134,12 +134,12 @@ class RefineFlow:
             state.artifact(candidate.name), candidate, outcome_note(state, candidate)
         )
 
-        def decided(accepted: bool | None) -> None:
-            if accepted is None:
+        def decided(decision: Decision | None) -> None:
+            if decision is None:
                 self.notify("The candidate waits for you: d reviews it again.")
                 return
             self.run_worker(
-                self.decide(candidate, accepted),
+                self.decide(candidate, decision),
                 group=REFINE_WORKERS,
                 exclusive=True,
                 exit_on_error=False,
@@ -147,11 +147,14 @@ class RefineFlow:
 
         self.app.push_screen(screen, decided)
 
-    async def decide(self: SessionScreen, candidate: Artifact, accepted: bool) -> None:
-        """Record the decision on `candidate`; on accept the re-run refreshes the table."""
+    async def decide(self: SessionScreen, candidate: Artifact, decision: Decision) -> None:
+        """Record the decision on `candidate` (with its reason); on accept the re-run
+        refreshes the table."""
         runner = await self.runner()
-        name, version = candidate.name, candidate.version
-        events = decide(runner.state, name, version, accepted, settings=self.settings)
+        name, version, accepted = candidate.name, candidate.version, decision.accepted
+        events = decide(
+            runner.state, name, version, accepted, settings=self.settings, reason=decision.reason
+        )
         finished = await self._record(runner, events, "re-run")
         decision = next(
             (
