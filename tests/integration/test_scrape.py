@@ -38,6 +38,7 @@ LIMITS = {
     "filter": 8,
     "slow": 6,
     "missing": 12,
+    "modal": 6,
 }
 """Items asked of each layout: enough to cross a page or a batch where the layout has them."""
 

@@ -7,7 +7,12 @@ import pytest
 
 from tui_agent.web.dry_run import DryRunResult, verdict
 from tui_agent.web.recipe import RecipeError, RecipeFile, parse_recipe
-from tui_agent.web.recipe_generator import build_recipe, recipe_identity, without_empty_fields
+from tui_agent.web.recipe_generator import (
+    build_recipe,
+    describe,
+    recipe_identity,
+    without_empty_fields,
+)
 from tui_agent.web.recipe_prompts import answer_json, repair_prompt, user_prompt
 from tui_agent.web.strategy import FieldSelector, Fragment, Strategy
 
@@ -80,6 +85,18 @@ def test_a_side_panel_is_clicked_open_for_each_item():
         {"type": "END"},
     ]
     assert "maxItems" not in recipe.to_json()["recipe"]["config"]
+
+
+def test_details_that_cover_the_list_are_closed_after_each_item():
+    modal = strategy(close_details="aside.detail button.close")
+    recipe = build(modal)
+    assert recipe.bindings.CLOSE_DETAILS == "aside.detail button.close"
+    assert loop_body(recipe) == CLICKED  # the executor clicks it when it leaves each item
+    assert "then closes its details (`aside.detail button.close`)" in describe(recipe)
+    # Items read in place are never clicked open: nothing to close.
+    in_place = build(modal.model_copy(update={"item_fields": modal.details_fields}))
+    assert in_place.bindings.CLOSE_DETAILS is None and loop_body(in_place) == READ_ONLY
+    assert build(strategy()).bindings.CLOSE_DETAILS is None
 
 
 def test_a_navigating_list_waits_for_the_details_page():
@@ -248,6 +265,26 @@ def test_the_verdict_wants_enough_items_and_every_field_read_once():
     assert (
         judged.error == "empty in all 2 dry-run items: DETAILS_FIELDS price (`aside.detail .cost`)"
     )
+
+
+def test_items_that_cannot_be_clicked_after_the_first_point_at_close_details():
+    full = {"title": "A", "price": "$1", "url": "http://x/a"}
+    reasons = [
+        f'item {n} skipped: LIST_ITEM "article.hit" item {n} could not be clicked'
+        for n in (2, 3, 4)
+    ]
+    blocked = DryRunResult(items=[full], present=24, skipped=reasons, gave_up=True)
+    judged = verdict(build(strategy()), blocked, 2)
+    assert judged.error == (
+        f"the dry run saved 1 of 2 items: {reasons[0]} (3 items skipped: stopped); the first "
+        "item's details may still cover the list (a modal): name the control that closes them "
+        "as CLOSE_DETAILS"
+    )
+    # With a close control named, or no item saved at all, the hint would mislead.
+    closing = build(strategy(close_details="aside.detail button.close"))
+    assert "CLOSE_DETAILS" not in verdict(closing, blocked, 2).error
+    nothing = DryRunResult(items=[], present=24, skipped=reasons)
+    assert "CLOSE_DETAILS" not in verdict(build(strategy()), nothing, 2).error
 
 
 # --- the model's side -----------------------------------------------------------------------

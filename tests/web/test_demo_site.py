@@ -221,6 +221,39 @@ async def test_panel_shows_the_clicked_item(page, demo_site):
     assert await page.locator(".panel-empty").count() == 1
 
 
+# What a click in the middle of the card lands on: the card, the modal's backdrop, or else.
+HIT = """(card) => {
+  const box = card.getBoundingClientRect();
+  const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+  const layer = hit && hit.closest("li.card, div.modal-backdrop");
+  return layer ? layer.className : String(hit && hit.tagName);
+}"""
+
+
+@in_chromium
+async def test_modal_blocks_the_list_until_its_close_button_is_clicked(page, demo_site):
+    anatomy = ANATOMY["modal"]
+    truth = demo_site.ground_truth("modal")
+    await page.goto(demo_site.url("modal"))
+    assert await read_cards(page, "modal") == only(truth, ("title", "price", "url"))
+    assert await page.locator(anatomy.extra["backdrop"]).count() == 0
+    for index in SAMPLE:
+        card = page.locator(ITEM).nth(index)
+        await card.click()
+        await page.wait_for_selector(anatomy.details_loaded)
+        link = f"{anatomy.details} a.field-url"
+        assert await read_details(page, "modal", link=link) == truth[index]
+        # Neither Escape nor a click on the backdrop closes it, and the backdrop takes the
+        # clicks meant for the list.
+        await page.keyboard.press("Escape")
+        await page.locator(anatomy.extra["backdrop"]).click(position={"x": 5, "y": 5})
+        assert await page.locator(anatomy.details).count() == 1
+        assert await card.evaluate(HIT) == "modal-backdrop"
+        await page.locator(anatomy.close).click()
+        assert await page.locator(anatomy.extra["backdrop"]).count() == 0
+        assert await card.evaluate(HIT) == "card"
+
+
 @in_chromium
 async def test_navigate_opens_detail_pages_and_back_returns(page, demo_site):
     truth = demo_site.ground_truth("navigate")

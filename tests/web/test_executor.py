@@ -1,6 +1,7 @@
 """The recipe executor in real Chromium: each demo layout, identities, soft and hard failures."""
 
 import asyncio
+import contextlib
 import json
 import os
 import threading
@@ -68,9 +69,10 @@ def as_truth(item: dict[str, Any]) -> dict[str, Any]:
 # --- every demo layout, by its hand-written recipe -----------------------------------------
 
 LAYOUT_QUERIES = {"filter": {"category": "kitchen", "sort": "price-asc", "q": "oak"}}
-PARTIAL = {"navigate": 40}
+PARTIAL = {"navigate": 40, "modal": 60}
 """Layouts checked on their first N items only: two page loads per item make all 240 take
-minutes here (benchmarks/recipe.py runs 200 of them)."""
+minutes here (benchmarks/recipe.py runs 200 of them); the modal's every item is the panel's
+plus a close click, so its first 60 show it as well as all 240 would."""
 
 
 @pytest.mark.chromium
@@ -86,6 +88,7 @@ minutes here (benchmarks/recipe.py runs 200 of them)."""
         "filter",
         "slow",
         "missing",
+        "modal",
     ],
 )
 async def test_each_layout_extracts_exactly_the_ground_truth(demo_site, layout):
@@ -428,6 +431,32 @@ async def test_a_modal_is_closed_after_each_item_through_close_details(site):
     result = await run(recipe, site("modal.html", MODAL_PAGE.format(items=items)))
     assert [i["title"] for i in result.items] == [f"Item {n} details" for n in range(1, 5)]
     assert result.warnings == []
+
+
+@pytest.mark.chromium
+async def test_the_demo_modal_needs_close_details_to_reach_the_second_item(demo_site):
+    truth = demo_site.ground_truth("modal")
+    closing = await run(RECIPES / "demo-modal.json", demo_site.url("modal"), max_items=3)
+    assert [as_truth(item) for item in closing.items] == truth[:3]
+    assert closing.warnings == []
+    # The same recipe without CLOSE_DETAILS: the first item's modal stays over the list.
+    recipe = load_recipe(RECIPES / "demo-modal.json").to_json()
+    del recipe["bindings"]["CLOSE_DETAILS"]
+    [loop] = [c for c in recipe["recipe"]["commands"] if c["type"] == "FOR_EACH_ITEM_IN_LIST"]
+    assert loop["body"][0] == {"type": "CLICK"}
+    loop["body"][0]["timeout"] = 1000
+    events: list[Any] = []
+    stream = run_recipe(parse_recipe(recipe), demo_site.url("modal"))
+    async with contextlib.aclosing(stream):
+        async for event in stream:
+            events.append(event)
+            if isinstance(event, Log) and event.level == "warning":
+                break  # every later item would fail the same way
+    blocked = Run(events)
+    assert [as_truth(item) for item in blocked.items] == truth[:1]
+    [warning] = blocked.warnings
+    assert warning.startswith(f'item 2 "{truth[1]["title"]} {truth[1]["price"]}" skipped: ')
+    assert warning.endswith("could not be clicked within 1 s")
 
 
 @pytest.mark.chromium

@@ -6,6 +6,7 @@ the values are compared with the demo site's ground truth; the list controls are
 with the layout's anatomy (tests may read it; the planner may not).
 """
 
+import json
 from typing import Any
 
 import pytest
@@ -92,6 +93,8 @@ def bindings(strategy: Strategy, click: bool = True) -> dict[str, Any]:
     }
     if strategy.details_panel:
         data["DETAILS_PANEL"] = strategy.details_panel
+    if strategy.close_details:
+        data["CLOSE_DETAILS"] = strategy.close_details
     return data
 
 
@@ -179,6 +182,12 @@ async def test_each_layouts_strategy_reads_the_ground_truth(browser, demo_site, 
                 assert await page.evaluate(SAME_ELEMENTS, [found, truth])
         if anatomy.click_behavior != "inline":  # shown only once an item's details are
             assert await page.locator(strategy.details_loaded).count() == 0
+        if anatomy.close is None:  # only details that block the list need closing
+            assert strategy.close_details is None
+        else:  # the dialog's own close button (in the page while the dialog is open)
+            await page.locator(strategy.list_item).first.click()
+            await page.wait_for_selector(strategy.details_loaded)
+            assert await page.evaluate(SAME_ELEMENTS, [strategy.close_details, anatomy.close])
     finally:
         await page.context.close()
     assert strategy.scroll_loads_more == (layout == "infinite")
@@ -314,6 +323,66 @@ async def test_a_generic_shop_whose_items_only_link_is_planned_by_its_link(brows
         for n, (title, price, seller, posted, condition) in enumerate(SHOP, 1)
     ][:READ]
     assert accuracy(items, truth, set(truth[0])) == 1.0
+
+
+# --- a sheet over the whole page, closed by an icon button or by nothing ------------------
+
+SHEET_PAGE = """<html><body><main><h1>Open positions</h1><ul class="jobs">{rows}</ul></main>
+<script>
+document.addEventListener("click", (event) => {{
+  const row = event.target.closest("li.job");
+  if (!row) return;
+  event.preventDefault();
+  const sheet = document.createElement("div");
+  sheet.className = "sheet";
+  sheet.style.cssText = "position: fixed; inset: 0; background: white";
+  sheet.innerHTML = `<h2 class="job-title">${{row.dataset.title}}</h2>`
+    + `<p class="job-pay">Pay: ${{row.dataset.pay}}</p>` + {close};
+  document.body.append(sheet);
+  const close = sheet.querySelector("[aria-label]");
+  if (close) close.addEventListener("click", () => sheet.remove());
+}});
+</script></body></html>"""
+JOBS = [("Baker", "€14/h"), ("Cook", "€16/h"), ("Waiter", "€12/h"), ("Porter", "€11/h")]
+
+
+def sheet_site(close: str) -> Any:
+    """A route handler serving the job list whose sheets end with `close` (a JS string)."""
+    rows = "".join(
+        f'<li class="job" data-title="{title}" data-pay="{pay}"><a href="/job/{n}">{title}</a> '
+        f"<span>Lyon</span></li>"
+        for n, (title, pay) in enumerate(JOBS, 1)
+    )
+    html = SHEET_PAGE.format(rows=rows, close=close)
+
+    async def serve(route) -> None:
+        await route.fulfill(body=html, content_type="text/html; charset=utf-8")
+
+    return serve
+
+
+@pytest.mark.parametrize("closable", [True, False], ids=["icon-button", "nothing-closes"])
+async def test_a_sheet_over_the_list_is_closed_by_what_closes_it(browser, closable):
+    button = "<button class='icon' aria-label='Close'><svg width='12' height='12'></svg></button>"
+    route = sheet_site(json.dumps(button) if closable else '""')
+    planned = await plan(browser, "http://shop.test/jobs", route=route)
+    strategy = planned.strategy
+    assert strategy.click_behavior == "shows_panel"
+    assert set(strategy.details_fields) == {"title", "salary"}  # "Pay: ..." is a salary
+    warned = [e.message for e in planned.events if isinstance(e, Log) and e.level == "warning"]
+    if closable:
+        assert strategy.close_details is not None and planned.verified(strategy.close_details)
+        assert warned == []
+        items = await read(browser, "http://shop.test/jobs", strategy, click=True, route=route)
+        assert [(i["title"], i["salary"]) for i in items] == [
+            (title, f"Pay: {pay}") for title, pay in JOBS[:READ]
+        ]
+    else:  # planned all the same (the list loaded again), and said why a recipe will stall
+        assert strategy.close_details is None
+        assert warned == [
+            "the details cover the list and no close control found closes them: items after "
+            "the first may not be reachable"
+        ]
 
 
 # --- no list --------------------------------------------------------------------------------

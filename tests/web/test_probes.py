@@ -54,6 +54,10 @@ async def test_click_on_the_panel_layout_shows_the_panel(shared_page, demo_site)
     assert facts["appeared"] in probes.verified
     assert result.facts["verified"][facts["appeared"]] == 1
     assert "details panel appeared" in result.output
+    # The panel sits beside the list: its close control is named but not needed, not clicked.
+    assert not facts["covers_list"] and facts["closed_by"] is None
+    assert await shared_page.evaluate(SAME_ELEMENT, [facts["close"], "button.panel-close"])
+    assert "not needed: the list stays clickable" in result.output
     truth = demo_site.ground_truth("panel")[0]
     assert truth["title"] in texts(probe).values() and truth["price"] in texts(probe).values()
     assert result.duration > 0
@@ -116,6 +120,80 @@ async def test_a_hidden_dialog_that_opens_is_a_panel_and_escape_closes_it(shared
     assert await shared_page.evaluate(SAME_ELEMENT, [facts["appeared"], "div.job-modal"])
     assert "Baker" in texts(probe).values()
     assert facts["restored"] and await shared_page.locator("div.job-modal").is_hidden()
+
+
+CONTAINS = "([a, b]) => document.querySelector(a).contains(document.querySelector(b))"
+
+
+@in_chromium
+async def test_a_modal_over_the_list_is_closed_by_its_close_control(shared_page, demo_site):
+    anatomy = ANATOMY["modal"]
+    probes = await opened(shared_page, demo_site, "modal")
+    probe = await probes.probe_click(ITEM)
+    facts = probe.facts
+    assert facts["behavior"] == "shows_panel" and facts["covers_list"]
+    assert facts["close"] in probes.verified and probe.verified[facts["close"]] == 1
+    assert facts["closed_by"] == "close" and facts["restored"]
+    assert await shared_page.locator(anatomy.extra["backdrop"]).count() == 0
+    assert "The details cover the list" in probe.text
+    assert f"Clicked the close control `{facts['close']}`" in probe.text
+    assert demo_site.ground_truth("modal")[0]["title"] in texts(probe).values()
+    # What it named is the dialog's own: the backdrop caught the clicks, the close button is
+    # the dialog's, and the details are the dialog's.
+    await shared_page.locator(ITEM).nth(1).click()
+    await shared_page.wait_for_selector(anatomy.details_loaded)
+    assert await shared_page.evaluate(SAME_ELEMENT, [facts["close"], anatomy.close])
+    assert await shared_page.evaluate(SAME_ELEMENT, [facts["blocker"], anatomy.extra["backdrop"]])
+    assert await shared_page.evaluate(CONTAINS, [facts["appeared"], anatomy.details])
+
+
+OVERLAY_PAGE = """
+<ul class="jobs">
+  <li class="job"><a href="#">Baker</a> <span>Lyon</span></li>
+  <li class="job"><a href="#">Cook</a> <span>Nice</span></li>
+  <li class="job"><a href="#">Waiter</a> <span>Metz</span></li>
+</ul>
+<script>
+(() => {
+  const closable = CLOSABLE;
+  document.addEventListener("click", (e) => {
+    const a = e.target.closest("li.job a");
+    if (!a) return;
+    e.preventDefault();
+    const sheet = document.createElement("div");
+    sheet.className = "sheet";
+    sheet.style.cssText = "position: fixed; inset: 0; background: white";
+    sheet.innerHTML = `<h2 class="sheet-title">${a.textContent}</h2><p>Full time</p>`
+      + "<button class='apply'>Apply now</button>" + (closable ? "<button class='icon-btn' "
+      + "aria-label='Close dialog'><svg width='12' height='12'></svg></button>" : "");
+    document.body.append(sheet);
+    const close = sheet.querySelector(".icon-btn");
+    if (close) close.addEventListener("click", () => sheet.remove());
+  });
+})();
+</script>"""
+
+
+@in_chromium
+async def test_an_overlay_without_a_working_escape_is_closed_by_its_labelled_button(shared_page):
+    await shared_page.set_content(OVERLAY_PAGE.replace("CLOSABLE", "true"))
+    probe = await Probes(shared_page).probe_click("li.job a")
+    facts = probe.facts
+    assert facts["behavior"] == "shows_panel" and facts["covers_list"]
+    assert facts["closed_by"] == "close" and facts["restored"]
+    assert await shared_page.locator("div.sheet").count() == 0
+    await shared_page.locator("li.job a").first.click()
+    assert await shared_page.evaluate(SAME_ELEMENT, [facts["close"], "button.icon-btn"])
+
+
+@in_chromium
+async def test_an_overlay_that_nothing_closes_is_said_to_stay(shared_page):
+    await shared_page.set_content(OVERLAY_PAGE.replace("CLOSABLE", "false"))
+    probe = await Probes(shared_page).probe_click("li.job a")
+    facts = probe.facts
+    assert facts["behavior"] == "shows_panel" and facts["covers_list"]
+    assert facts["close"] is None and facts["closed_by"] is None and not facts["restored"]
+    assert "No close control" in probe.text and "stayed open (not restored)" in probe.text
 
 
 SCRIPTED_VIEWS = """

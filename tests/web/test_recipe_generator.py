@@ -5,6 +5,7 @@ planner that did its job would hand them over.
 """
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,6 +21,8 @@ from tui_agent.web.recipe_generator import RecipeGenerator, build_recipe
 from tui_agent.web.strategy import FieldSelector, Fragment, Strategy
 
 pytestmark = [pytest.mark.chromium, pytest.mark.asyncio(loop_scope="module")]
+
+RECIPES = Path(__file__).resolve().parents[2] / "recipes"
 
 FILTER_QUERY = {"category": "kitchen", "sort": "price-asc", "q": "oak"}
 FILTER_FRAGMENTS = [
@@ -56,6 +59,7 @@ LIMITS = {
     "loadmore": 30,
     "slow": 10,
     "missing": 30,
+    "modal": 10,
 }
 """Items checked per layout (past the first page or batch where the list grows); the filter's
 9 matches are read to the end."""
@@ -74,6 +78,7 @@ def strategy_for(layout: str, **changes: Any) -> Strategy:
         click_behavior=anatomy.click_behavior,
         details_panel=anatomy.details,
         details_loaded=anatomy.details_loaded,
+        close_details=anatomy.close,
         details_fields={name: field(css) for name, css in anatomy.details_fields.items()},
         item_fields={name: field(css) for name, css in anatomy.card_fields.items()}
         | {"url": field(ITEM_LINK, "href")},
@@ -311,6 +316,39 @@ async def test_a_failed_first_answer_is_repaired_on_the_second(
     assert error_part in repair[3]["content"]
     if "GRAB" not in first:  # a recipe that parsed is sent back with the error
         assert ".field-cost" in repair[3]["content"].split("The recipe was:")[1]
+
+
+async def test_a_model_recipe_blocked_by_a_modal_is_repaired_with_close_details(browser, demo_site):
+    """The dry run of a modal recipe without CLOSE_DETAILS stops early and says why; the
+    model's repair names the close button and is accepted."""
+    recipe = json.loads((RECIPES / "demo-modal.json").read_text())
+    blocked = json.loads(json.dumps(recipe))
+    del blocked["bindings"]["CLOSE_DETAILS"]
+    [loop] = [c for c in blocked["recipe"]["commands"] if c["type"] == "FOR_EACH_ITEM_IN_LIST"]
+    loop["body"][0]["timeout"] = 1000
+    with ScriptedModel([text(json.dumps(blocked)), text(json.dumps(recipe))]) as server:
+        llm = LLM(server.model(), api_base=server.api_base, retry=RetryPolicy(attempts=1))
+        generator = RecipeGenerator(
+            browser,
+            demo_site.url("modal"),
+            strategy_for("modal"),
+            "Extract 5 products",
+            max_items=5,
+            llm=llm,
+        )
+        events = await generate(generator)
+    assert server.remaining == 0
+    assert generator.error is None and generator.recipe is not None
+    close = ANATOMY["modal"].close
+    assert close == generator.recipe.bindings.CLOSE_DETAILS
+    [first] = [w for w in warnings(events) if w.startswith("dry run 1 failed")]
+    assert "could not be clicked within 1 s" in first
+    assert "items skipped: stopped" in first  # not one click timeout per item of 240
+    assert "name the control that closes them as CLOSE_DETAILS" in first
+    assert "as CLOSE_DETAILS" in server.requests[1].messages[-1]["content"]
+    assert f"- CLOSE_DETAILS: `{close}`" in server.requests[0].messages[1]["content"]
+    truth = demo_site.ground_truth("modal")[:2]
+    assert accuracy(generator.dry_run_items, truth) == 1.0
 
 
 async def test_two_invalid_answers_leave_no_recipe_and_one_clear_error(browser, demo_site):

@@ -246,6 +246,6 @@ def test_the_json_schema_covers_every_command_and_the_file_shape():
 
 def test_the_example_recipes_in_the_repository_are_valid():
     files = sorted(RECIPES.glob("*.json"))
-    assert len(files) == 10
+    assert len(files) == 11
     for path in files:
         assert isinstance(load_recipe(path), RecipeFile)

@@ -1,10 +1,11 @@
 """A recipe tried on a few items before it is accepted: its events, what it saved, a verdict.
 
 The dry run loads the URL in a fresh page and runs the recipe with the real RecipeExecutor,
-capped at a few items. Its tool calls are re-numbered (`dry1-c3`) so they never collide with
-the real run's, and the items it saves come out as Log lines, not ItemsExtracted: only the
-real run fills the session's table. `verdict` then says whether the recipe works, and if not,
-which binding failed.
+capped at a few items, and stopped once more items failed than it wants to save (details
+that block the list would fail every item after the first). Its tool calls are re-numbered
+(`dry1-c3`) so they never collide with the real run's, and the items it saves come out as Log
+lines, not ItemsExtracted: only the real run fills the session's table. `verdict` then says
+whether the recipe works, and if not, which binding failed.
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ class DryRunResult:
     """The executor's hard failure, if it stopped early."""
     skipped: list[str] = field(default_factory=list)
     """Why items were skipped (the executor's warnings)."""
+    gave_up: bool = False
+    """Stopped early: more items were skipped than the dry run wanted to save."""
 
 
 @dataclass(frozen=True)
@@ -81,7 +84,11 @@ def verdict(recipe: RecipeFile, result: DryRunResult, wanted: int) -> Verdict:
     need = max(1, min(wanted, result.present))
     if saved < need:
         why = result.skipped[0] if result.skipped else "no item reached a SAVE"
-        return Verdict(f"the dry run saved {saved} of {need} items: {why}")
+        if result.gave_up:
+            why += f" ({len(result.skipped)} items skipped: stopped)"
+        return Verdict(
+            f"the dry run saved {saved} of {need} items: {why}" + _blocked(recipe, result)
+        )
     empty = {
         name: described
         for name, described in named_fields(recipe).items()
@@ -91,6 +98,19 @@ def verdict(recipe: RecipeFile, result: DryRunResult, wanted: int) -> Verdict:
         listed = "; ".join(empty.values())
         return Verdict(f"empty in all {saved} dry-run items: {listed}", empty)
     return Verdict(None)
+
+
+def _blocked(recipe: RecipeFile, result: DryRunResult) -> str:
+    """A hint when items after a saved one could not be clicked and nothing closes details."""
+    bindings = recipe.bindings
+    unclickable = any("could not be clicked" in reason for reason in result.skipped)
+    modal_like = bindings.CLICK_BEHAVIOR == "shows_panel" and not bindings.CLOSE_DETAILS
+    if not (result.items and unclickable and modal_like):
+        return ""
+    return (
+        "; the first item's details may still cover the list (a modal): name the control "
+        "that closes them as CLOSE_DETAILS"
+    )
 
 
 def preview(item: dict[str, Any], recipe: RecipeFile) -> str:
@@ -130,8 +150,12 @@ class DryRun:
                 page, self.recipe, max_items=self.items, crashed=lambda: self.browser.crashed
             )
             try:
-                async for event in executor.run():
-                    yield self._relabel(event)
+                async with contextlib.aclosing(executor.run()) as events:
+                    async for event in events:
+                        yield self._relabel(event)
+                        if len(self.result.skipped) > self.items:
+                            self.result.gave_up = True
+                            break
             except HardFailure as exc:
                 self.result.failure = first_line(exc)
             except BrowserGone as exc:

@@ -1,7 +1,8 @@
 """The offline planner: a page's list-detail strategy found without a model.
 
 It finds the repeated list (waiting out a spinner or a late list), names the fields each list
-item shows, learns what a click on an item does with `probe_click`, opens the details of a few
+item shows, learns what a click on an item does with `probe_click` (and, for details that
+cover the list like a modal dialog, the control that closes them), opens the details of a few
 items to name their fields (a panel, a detail page, or the item expanded in place), scrolls to
 find more items, pagination or a load-more button, and writes it all as a `Strategy` whose
 every selector a tool call matched in this page. The events show each step: probe tools as
@@ -279,8 +280,17 @@ class OfflinePlanner:
         if behavior not in ("navigates", "shows_panel", "inline") or (fell_back and not relist):
             yield self._note("Clicking an item shows nothing new: the items are read in place.")
             return
+        covers = bool(facts.get("covers_list"))
+        close = facts.get("close") if facts.get("closed_by") == "close" else None
         if not facts.get("restored", True):
-            await self._back_to_list()
+            await self._back_to_list(reload=covers)
+        if covers and close is None:
+            only = " (only Escape did)" if facts.get("closed_by") == "escape" else ""
+            yield Log(
+                level="warning",
+                message=f"the details cover the list and no close control found closes them"
+                f"{only}: items after the first may not be reachable",
+            )
         if relist:
             yield self._note(
                 f"Clicking an item itself does nothing, but its link `{target}` does: "
@@ -291,22 +301,30 @@ class OfflinePlanner:
             async for event in self._read_items():
                 yield event
         where = facts.get("appeared")
-        self._click = {"behavior": behavior, "appeared": where}
+        self._click = {"behavior": behavior, "appeared": where, "close": close, "covers": covers}
         yield self._note(
             {
                 "navigates": f"Clicking an item opens its own page (content in `{where}`); "
                 "going back returns to the list.",
                 "shows_panel": f"Clicking an item shows its details in a panel (`{where}`) "
-                "while the list stays.",
+                + ("over the list." if covers else "while the list stays."),
                 "inline": f"Clicking an item expands its details inside it (`{where}`).",
             }[behavior]
         )
+        if close:
+            yield self._note(
+                f"Their close control `{close}` must be clicked before the next item: until "
+                "then the details block the list (a modal)."
+            )
 
-    async def _back_to_list(self) -> None:
-        """Return to the list page if a probe left it elsewhere."""
+    async def _back_to_list(self, reload: bool = False) -> None:
+        """Return to the list page if a probe left it elsewhere (`reload`: load it again even
+        when the URL is the list's, e.g. under details that nothing closes)."""
         assert self._list is not None
         url = self._list_url
-        if self.page.url != url:
+        if reload:
+            await self.page.goto(url, wait_until="load", timeout=LOAD_TIMEOUT_MS)
+        elif self.page.url != url:
             try:
                 if await self.page.go_back(wait_until="load", timeout=LOAD_TIMEOUT_MS) is None:
                     await self.page.goto(url, wait_until="load", timeout=LOAD_TIMEOUT_MS)
@@ -403,13 +421,19 @@ class OfflinePlanner:
         return fields
 
     async def _close(self, behavior: str, index: int) -> None:
-        """Fold an expanded item again, or go back from an item's page."""
+        """Fold an expanded item again, go back from an item's page, or close details that
+        cover the list (load the list again when nothing closes them)."""
         assert self._list is not None
         if behavior == "inline":
             await self.page.locator(self._list.item).nth(index).click(timeout=CLICK_TIMEOUT_MS)
             await self._settle()
         elif behavior == "navigates":
             await self._back_to_list()
+        elif self._click["close"]:
+            await self.page.locator(self._click["close"]).first.click(timeout=CLICK_TIMEOUT_MS)
+            await self._settle()
+        elif self._click["covers"]:
+            await self._back_to_list(reload=True)
 
     # -- 5. more items -------------------------------------------------------------------------
 
@@ -450,6 +474,7 @@ class OfflinePlanner:
             click_behavior=behavior,
             details_panel=where if behavior in ("shows_panel", "inline") else None,
             details_loaded=details_loaded,
+            close_details=self._click.get("close"),
             details_fields=self._details,
             item_fields=self._item_fields,
             pagination_button=self._more.get("pagination"),
@@ -485,9 +510,11 @@ class OfflinePlanner:
                 f"{details or 'the page text'}, then go back to the list."
             )
         elif behavior == "shows_panel":
+            close = self._click["close"]
             steps.append(
                 f"For each item: click it, wait for the panel `{self._click['appeared']}` to "
-                f"show it, read {details or 'the panel text'}."
+                f"show it, read {details or 'the panel text'}"
+                + (f", then close it with `{close}`." if close else ".")
             )
         elif behavior == "inline":
             steps.append(

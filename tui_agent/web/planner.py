@@ -39,6 +39,7 @@ SINGLE_SELECTORS = {
     "details_loaded": "DETAILS_LOADED",
     "pagination_button": "PAGINATION_BUTTON",
     "load_more_button": "LOAD_MORE_BUTTON",
+    "close_details": "CLOSE_DETAILS",
 }
 """Strategy attribute -> the key it is written under."""
 DETAILS_PLACES = ("DETAILS_LOADED", "DETAILS_CONTENT", "DETAILS_FIELDS")

@@ -35,6 +35,7 @@ OUTPUT_FORMAT = """\
 - CLICK_BEHAVIOR: shows_panel | navigates | inline
 - DETAILS_PANEL: `selector of the panel / detail page container / expanded part` or none
 - DETAILS_LOADED: `selector that exists only once the clicked item's details are shown` or none
+- CLOSE_DETAILS: `selector of the close button of details that cover the list (a modal)` or none
 - DETAILS_CONTENT:
   - `selector`
 - DETAILS_FIELDS:
@@ -66,7 +67,10 @@ describe_element (it must match every item and nothing else).
 shows_panel (a panel appears, the URL stays), navigates (a detail page loads) or inline (the \
 item expands in place). Note the selector of what appeared: that is DETAILS_PANEL. For \
 DETAILS_LOADED pick something inside it that is there only once details are shown (e.g. its \
-heading), since a panel may stay on the page, empty, between items.
+heading), since a panel may stay on the page, empty, between items. When probe_click says the \
+details cover the list (a modal dialog over a backdrop: the next item cannot be clicked until \
+they are closed), write the close control it found and verified as CLOSE_DETAILS: the recipe \
+clicks it after each item.
 3. describe_element the details (and the list item) to get VERIFIED content selectors for the \
 fields the task needs: title, price, date, links, images, labelled values.
 4. scroll_and_observe to learn whether scrolling loads more items, and whether pagination or a \

@@ -1,7 +1,8 @@
 """The in-page JavaScript of the planner's tools (tui_agent.web.probes), one script a use.
 
 CONTENT_HELPERS_JS extends list_finder's DOM helpers with the verified content selectors;
-INSTALL_JS watches the page before a click, ANALYZE_JS says what the click changed.
+INSTALL_JS watches the page before a click, ANALYZE_JS says what the click changed and
+DETAILS_EXIT_JS whether the details shown now cover the list, and what closes them.
 """
 
 from tui_agent.web.list_finder import DOM_HELPERS_JS
@@ -76,9 +77,22 @@ CHECK_JS = """(selector) => {
   catch (e) { return { count: 0, error: String(e.message || e) }; }
 }"""
 
+REACH_HELPERS_JS = r"""
+// The element a user's click in the middle of `el` lands on (undefined: not in view).
+const hitAt = (el) => {
+  const box = el.getBoundingClientRect();
+  const x = box.left + box.width / 2, y = box.top + box.height / 2;
+  if (box.width <= 0 || box.height <= 0 || x < 0 || y < 0 || x >= innerWidth
+      || y >= innerHeight) return undefined;
+  return document.elementFromPoint(x, y);
+};
+const reaches = (el) => { const hit = hitAt(el); return !!hit && el.contains(hit); };
+"""
+
 INSTALL_JS = (
     "({ selector, item }) => {\n"
     + DOM_HELPERS_JS
+    + REACH_HELPERS_JS
     + r"""
 const target = document.querySelector(selector);
 let scope = target;
@@ -109,7 +123,10 @@ const observer = new MutationObserver((records) => {
 });
 observer.observe(document.documentElement,
   { childList: true, subtree: true, attributes: true, characterData: true });
-window.__tuiProbe = { observer, state, target, scope, hidden, appeared: null };
+let members = [scope];
+if (item) { try { members = [...document.querySelectorAll(item)].slice(0, 60); } catch (e) {} }
+const reachable = members.filter(reaches);
+window.__tuiProbe = { observer, state, target, scope, hidden, reachable, appeared: null };
 return { scoped: !!item && scope.matches(item) };
 }"""
 )
@@ -190,6 +207,69 @@ const el = probe && probe.appeared;
 return !el || !el.isConnected || !shown(el);
 }"""
 )
+
+DETAILS_EXIT_JS = (
+    "() => {\n"
+    + DOM_HELPERS_JS
+    + REACH_HELPERS_JS
+    + r"""
+const probe = window.__tuiProbe;
+const details = probe.appeared;
+// The list items a click reached before, that something laid over them now catches instead.
+const blocked = probe.reachable.filter((el) => el.isConnected && hitAt(el) && !reaches(el));
+let layer = blocked.length ? hitAt(blocked[0]) : null;
+while (layer && layer.parentElement && layer.parentElement !== document.body
+       && !layer.parentElement.contains(blocked[0])) layer = layer.parentElement;
+// The details' close control: in them, or in the layers around them (a dialog's backdrop).
+const CLICKABLE = "button, a, [role=button], input[type=button]";
+const CLOSE_LABEL = /\b(close|dismiss)\b/i;
+const CLOSE_TEXT = /^([\u00d7\u2715\u2716\u2573xX]|(close|dismiss)\b.{0,20})$/i;
+const CLOSE_CLASS = /(^|[-_])(close|dismiss)(?![a-z])|[a-z](Close|Dismiss)(?![a-z])/;
+const roots = [];
+for (let a = details, up = 0; a && up < 4 && a !== document.body; a = a.parentElement, up++) {
+  if (probe.scope && a.contains(probe.scope)) break;
+  roots.push(a);
+}
+let best = null;
+for (const root of roots) {
+  const found = root.querySelectorAll(CLICKABLE + ", [aria-label], [title], [class*=lose], "
+    + "[class*=ismiss], [data-dismiss], [data-bs-dismiss]");
+  for (const raw of found) {
+    const outer = raw.closest(CLICKABLE);
+    const el = outer && root.contains(outer) ? outer : raw;
+    if (!shown(el) || (el.tagName === "A"
+        && !/^(#|javascript:|$)/i.test(el.getAttribute("href") || ""))) continue;
+    const label = collapse(el.getAttribute("aria-label") || el.getAttribute("title") || "");
+    const text = collapse(el.innerText || el.value || "");
+    let score = CLOSE_LABEL.test(label) || CLOSE_TEXT.test(text) ? 3 : 0;
+    if (!score && ([...el.classList].some((c) => CLOSE_CLASS.test(c))
+        || el.hasAttribute("data-dismiss") || el.hasAttribute("data-bs-dismiss"))) score = 2;
+    if (score && el.matches(CLICKABLE)) score += 1;
+    if (score > (best ? best.score : 0)) best = { el, score, text: cut(label || text, 40) };
+  }
+  if (best) break;
+}
+const close = best && uniqueSelector(best.el);
+return {
+  covers: blocked.length > 0, blocked: blocked.length, checked: probe.reachable.length,
+  blocker: layer ? uniqueSelector(layer) : null,
+  close: close ? { selector: close, count: countIn(document, close), text: best.text } : null,
+};
+}"""
+)
+
+REACHED_JS = (
+    "() => {\n"
+    + DOM_HELPERS_JS
+    + REACH_HELPERS_JS
+    + """
+const probe = window.__tuiProbe;
+const el = probe && probe.appeared;
+const gone = !el || !el.isConnected || !shown(el);
+return gone && probe.reachable.every((item) => !item.isConnected || !hitAt(item) || reaches(item));
+}"""
+)
+"""Whether the details are gone and every list item a click reached before is reachable again."""
 
 CLEANUP_JS = """() => {
   const probe = window.__tuiProbe;

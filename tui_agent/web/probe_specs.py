@@ -26,8 +26,10 @@ TOOL_SPECS: list[dict[str, Any]] = [
                 "page's content container and verified content selectors are reported, then "
                 "the browser goes back), whether a details panel appeared outside the item "
                 "(with its verified selector), whether content expanded inside the clicked "
-                "item (inline), or nothing. Also lists other changes and whether the page was "
-                "restored afterwards. Use it on a list item to learn the click behaviour."
+                "item (inline), or nothing. For a panel or dialog it says whether it covers the "
+                "list (a modal) and names its verified close control (CLOSE_DETAILS). Also "
+                "lists other changes and whether the page was restored afterwards. Use it on a "
+                "list item to learn the click behaviour."
             ),
             "parameters": SELECTOR_PARAMETER,
         },

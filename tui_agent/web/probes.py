@@ -39,9 +39,11 @@ from tui_agent.web.probe_scripts import (
     CLEANUP_JS,
     CONTROLS_JS,
     DESCRIBE_JS,
+    DETAILS_EXIT_JS,
     INSTALL_JS,
     PAGE_MAIN_JS,
     QUIET_JS,
+    REACHED_JS,
     SCROLL_JS,
 )
 from tui_agent.web.probe_specs import TOOLS
@@ -135,6 +137,10 @@ class Probes:
             "appeared_count": 0,
             "changes": [how] if how else [],
             "restored": True,
+            "covers_list": False,
+            "close": None,
+            "closed_by": None,
+            "blocker": None,
         }
         for tab in watch.popups:
             facts["new_tab"] = await close_tab(tab, CLICK_TIMEOUT_MS)
@@ -417,8 +423,31 @@ class Probes:
             lines.append("Other changes: " + "; ".join(facts["changes"]) + ".")
         if found["content"]:
             lines.append(content_lines(facts["content_selectors"]))
+        if behavior == "shows_panel":
+            lines += await self._details_exit(run, facts)
         lines.append(await self._restore(facts, selector, box))
         return "\n".join(lines)
+
+    async def _details_exit(self, run: Recorder, facts: dict[str, Any]) -> list[str]:
+        """Whether the shown details cover the list, and their close control (verified)."""
+        found = await self.page.evaluate(DETAILS_EXIT_JS)
+        facts["covers_list"], facts["blocker"] = found["covers"], found["blocker"]
+        close = found["close"]
+        if close and run.note(close["selector"], close["count"]):
+            facts["close"] = close["selector"]
+        lines = []
+        if found["covers"]:
+            lines.append(
+                f"The details cover the list: a click on {found['blocked']} of "
+                f"{plural(found['checked'], 'list item')} in view now lands on "
+                f"`{found['blocker']}`, so they must be closed before the next item is clicked."
+            )
+        if facts["close"]:
+            needed = "" if found["covers"] else " (not needed: the list stays clickable)"
+            lines.append(f'Their close control: `{facts["close"]}` ("{close["text"]}"){needed}.')
+        elif found["covers"]:
+            lines.append("No close control (a \u00d7 or Close button) was found in them.")
+        return lines
 
     async def _after_soft_navigation(
         self,
@@ -453,7 +482,8 @@ class Probes:
         return "\n".join(lines)
 
     async def _restore(self, facts: dict[str, Any], selector: str, box: FloatRect | None) -> str:
-        """Undo an inline expansion (click again) or a panel (Escape); say how it went."""
+        """Undo an inline expansion (click again) or a panel (close control or Escape); say
+        how it went."""
         behavior = facts["behavior"]
         try:
             if behavior == "inline":
@@ -466,18 +496,36 @@ class Probes:
                     else "Clicked it again, but the expanded content stayed: not restored."
                 )
             if behavior == "shows_panel":
-                await self.page.keyboard.press("Escape")
-                await self._settle()
-                facts["restored"] = await self.page.evaluate(APPEARED_GONE_JS)
-                return (
-                    "Pressed Escape: the panel closed (restored)."
-                    if facts["restored"]
-                    else "Pressed Escape, but the panel stayed open (not restored); "
-                    "describe_element can read it now."
-                )
+                return await self._close_details(facts)
             return "Nothing to restore."
         finally:
             await self.page.evaluate(CLEANUP_JS)
+
+    async def _close_details(self, facts: dict[str, Any]) -> str:
+        """Close shown details: by their close control when they cover the list (the recipe
+        clicks it too), else (or when it did not close them) by Escape."""
+        said = ""
+        close = facts["close"]
+        if close and facts["covers_list"]:
+            await self._click(close, None)
+            await self._settle()
+            if await self.page.evaluate(REACHED_JS):
+                facts["restored"], facts["closed_by"] = True, "close"
+                return (
+                    f"Clicked the close control `{close}`: the details closed and the list "
+                    "can be clicked again (restored)."
+                )
+            said = f"Clicked the close control `{close}`, but the details stayed. "
+        await self.page.keyboard.press("Escape")
+        await self._settle()
+        facts["restored"] = await self.page.evaluate(REACHED_JS)
+        if facts["restored"]:
+            facts["closed_by"] = "escape"
+            return said + "Pressed Escape: the panel closed (restored)."
+        return (
+            said + "Pressed Escape, but the panel stayed open (not restored); "
+            "describe_element can read it now."
+        )
 
     async def _wait_growth(self, selector: str, current: int) -> int:
         """The count of `selector` once it exceeds `current`, or after a short wait."""

@@ -81,6 +81,8 @@ def _bindings(strategy: Strategy, item: str, click: bool) -> dict[str, Any]:
         bindings["DETAILS_PANEL"] = panel
     if loaded:
         bindings["DETAILS_LOADED"] = {"exists": loaded}
+    if strategy.close_details:
+        bindings["CLOSE_DETAILS"] = strategy.close_details  # details that block the list
     if strategy.details_content:
         bindings["DETAILS_CONTENT"] = list(strategy.details_content)
     item_fields = _fields(strategy.item_fields, leave_out=strategy.details_fields)
@@ -156,6 +158,8 @@ def describe(recipe: RecipeFile) -> str:
     bindings = recipe.bindings
     clicked = any(command.type == "CLICK" and command.selector is None for command in _walk(recipe))
     how = f"clicks each item ({bindings.CLICK_BEHAVIOR})" if clicked else "reads the list items"
+    if clicked and bindings.CLOSE_DETAILS:
+        how += f", then closes its details (`{bindings.CLOSE_DETAILS}`)"
     fields = ", ".join(named_fields(recipe)) or "no named fields (text and link)"
     more = [
         {"SCROLL": "scrolls for more", "CLICK_IF_EXISTS": "clicks for more"}[command.type]

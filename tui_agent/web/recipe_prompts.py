@@ -37,6 +37,8 @@ DETAILS_PANEL within the item when set, else inside the item itself.
 searched inside the item). PAGE_LOADED and LIST_LOADED are conditions of the same form.
 - NEXT_PAGE_BUTTON is the pagination control clicked by {{"type": "CLICK_IF_EXISTS", \
 "target": "next_page"}}.
+- CLOSE_DETAILS is clicked after each item when it is shown: details that cover the list (a \
+modal dialog) must name their close control here, or the next item cannot be clicked.
 - When the list items show every field the task needs, do not click: CLICK_BEHAVIOR \
 "inline", no DETAILS_PANEL, the fields in ITEM_FIELDS, and a body of EXTRACT_DETAILS, SAVE, \
 MARK_DONE only.

@@ -2,8 +2,9 @@
 
 A `Strategy` is written and read in the spec's Markdown format (`to_markdown` /
 `parse_strategy`), extended with the keys the recipe generator needs (LIST, CLICK_BEHAVIOR,
-DETAILS_LOADED, LOAD_MORE_BUTTON, SCROLL_LOADS_MORE, DETAILS_FIELDS, ITEM_FIELDS). A
-`Fragment` is what a generator adds: recipe commands for a filter, a sort or a search.
+DETAILS_LOADED, CLOSE_DETAILS, LOAD_MORE_BUTTON, SCROLL_LOADS_MORE, DETAILS_FIELDS,
+ITEM_FIELDS). A `Fragment` is what a generator adds: recipe commands for a filter, a sort or
+a search.
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ class Strategy(BaseModel):
     click_behavior: ClickBehavior | None = None
     details_panel: str | None = None
     details_loaded: str | None = None
+    close_details: str | None = None
+    """The control that closes the details (a modal's close button) when they block the list."""
     details_content: list[str] = Field(default_factory=list)
     details_fields: dict[str, FieldSelector] = Field(default_factory=dict)
     """Named fields inside the details (panel, page, or the expanded item)."""
@@ -68,6 +71,7 @@ class Strategy(BaseModel):
             self.list_item,
             self.details_panel,
             self.details_loaded,
+            self.close_details,
             *self.details_content,
             *(f.selector for f in self.details_fields.values()),
             *(f.selector for f in self.item_fields.values()),
@@ -86,6 +90,8 @@ class Strategy(BaseModel):
         lines.append(f"- CLICK_BEHAVIOR: {self.click_behavior or 'none'}")
         lines.append(f"- DETAILS_PANEL: {_code(self.details_panel)}")
         lines.append(f"- DETAILS_LOADED: {_code(self.details_loaded)}")
+        if self.close_details:
+            lines.append(f"- CLOSE_DETAILS: {_code(self.close_details)}")
         if self.details_content:
             lines.append("- DETAILS_CONTENT:")
             lines += [f"  - `{selector}`" for selector in self.details_content]
@@ -147,6 +153,8 @@ _SINGLE_KEYS = {
     "LIST_ITEM": "list_item",
     "DETAILS_PANEL": "details_panel",
     "DETAILS_LOADED": "details_loaded",
+    "CLOSE_DETAILS": "close_details",
+    "CLOSE_BUTTON": "close_details",
     "PAGINATION_BUTTON": "pagination_button",
     "NEXT_PAGE_BUTTON": "pagination_button",
     "LOAD_MORE_BUTTON": "load_more_button",

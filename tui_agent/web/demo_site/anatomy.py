@@ -18,6 +18,10 @@ ITEM_LINK = "a.details-link"
 """Inside ITEM: the product link (its href is the record's url); also the card title's text."""
 PANEL = "#details-panel"
 PRODUCT_PAGE = "#product"
+MODAL = "#details-modal"
+"""The modal layout's dialog (inside a full-page backdrop); in the page only while open."""
+MODAL_CLOSE = f"{MODAL} button.modal-close"
+"""The dialog's close button: the only way to reach the list again."""
 INLINE_DETAILS = ".card-details"
 """Inside ITEM on the inline layout, present only while the item is expanded."""
 
@@ -36,7 +40,7 @@ class Anatomy:
 
     click_behavior: ClickBehavior
     details: str
-    """The details container: PANEL, PRODUCT_PAGE, or INLINE_DETAILS (inside the item)."""
+    """The details container: PANEL, PRODUCT_PAGE, MODAL, or INLINE_DETAILS (inside the item)."""
     details_loaded: str
     """Exists once the clicked item's details are shown (inside the item for inline)."""
     details_fields: dict[str, str]
@@ -47,6 +51,8 @@ class Anatomy:
     """Appears once every batch is in (infinite, loadmore)."""
     spinner: str | None = None
     """Shown until the list is there (slow)."""
+    close: str | None = None
+    """Closes the details, which block the list until it is clicked (modal)."""
     extra: dict[str, str] = field(default_factory=dict)
 
 
@@ -108,5 +114,14 @@ ANATOMY: dict[str, Anatomy] = {
     ),
     "slow": _panel(FULL_CARD_FIELDS, spinner=".loading-spinner"),
     "missing": _panel(FULL_CARD_FIELDS),
+    "modal": Anatomy(
+        click_behavior="shows_panel",
+        details=MODAL,
+        details_loaded=f"{MODAL} .field-title",
+        details_fields={name: f"{MODAL} {css}" for name, css in DETAIL_FIELDS.items()},
+        card_fields=SUMMARY_CARD_FIELDS,
+        close=MODAL_CLOSE,
+        extra={"backdrop": "div.modal-backdrop"},
+    ),
 }
 """Layout -> its anatomy; details_fields of inline are relative to the item."""

@@ -47,6 +47,8 @@ LAYOUTS: dict[str, str] = {
     "filter": "Category, sort and search controls (a GET form: the query is in the URL).",
     "slow": "The list appears behind a spinner after 800 ms.",
     "missing": "Some products lack some fields: those elements are absent from the page.",
+    "modal": "Click a product: its details open in a dialog over a backdrop that blocks the "
+    "list; only its close button closes it (not Escape).",
 }
 """Layout name -> what it demonstrates; each is served at /<name>."""
 

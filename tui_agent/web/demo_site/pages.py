@@ -28,6 +28,7 @@ HEADINGS = {
     "filter": "Find products",
     "slow": "Catalog (slow connection)",
     "missing": "Marketplace listings",
+    "modal": "All products — details in a dialog",
 }
 PANEL_LAYOUTS = ("panel", "pagination", "infinite", "loadmore", "filter", "slow", "missing")
 """Layouts whose cards open the side panel on click."""
@@ -121,7 +122,7 @@ def layout_page(layout: str, query: dict[str, str]) -> str:
     products = data.listing(layout, query)
     count = len(products)
     main = f"<h1>{HEADINGS[layout]}</h1>"
-    if layout in ("panel", "navigate", "inline"):
+    if layout in ("panel", "navigate", "inline", "modal"):
         toggle = layout == "inline"
         main += f'<p class="result-count">{count} products</p>'
         main += _list([summary_card(p, layout, toggle) for p in products])

@@ -144,6 +144,44 @@
     panel.replaceChildren(el("p", "panel-empty", "Select a product to see its details."));
   }
 
+  // Modal: a dialog over a backdrop that covers the whole page, so the list cannot be clicked
+  // while it is open. Only its × button closes it: not Escape, not a click on the backdrop.
+  let modal = null;
+  async function showModal(card) {
+    const ticket = ++shown;
+    const backdrop = el("div", "modal-backdrop");
+    const dialog = el("div", "modal");
+    dialog.id = "details-modal";
+    dialog.setAttribute("role", "dialog");
+    dialog.setAttribute("aria-modal", "true");
+    dialog.setAttribute("aria-label", "Product details");
+    const close = el("button", "modal-close", "×");
+    close.type = "button";
+    close.setAttribute("aria-label", "Close");
+    close.addEventListener("click", closeModal);
+    dialog.append(close, el("p", "panel-loading", "Loading…"));
+    backdrop.append(dialog);
+    document.body.append(backdrop);
+    document.body.classList.add("modal-open");
+    modal = backdrop;
+    const response = await fetch(`/api/products/${card.dataset.slug}?layout=${layout}`);
+    const p = await response.json();
+    if (ticket !== shown || modal !== backdrop) return;
+    const link = el("a", "field-url", "Open the product page →");
+    link.href = p.url;
+    dialog.replaceChildren(close, el("h2", "field-title", p.title));
+    fieldsInto(dialog, p);
+    dialog.append(link);
+    dialog.dataset.slug = p.slug;
+  }
+
+  function closeModal() {
+    shown += 1;
+    if (modal) modal.remove();
+    modal = null;
+    document.body.classList.remove("modal-open");
+  }
+
   // Inline: details built from the page's embedded catalog, removed again on the next click.
   const catalogData = document.getElementById("catalog-data");
   const catalog = catalogData ? JSON.parse(catalogData.textContent) : {};
@@ -173,6 +211,7 @@
       }
       event.preventDefault();
       if (layout === "inline") toggleInline(card);
+      else if (layout === "modal") showModal(card);
       else if (panel) showPanel(card);
     });
   }
