@@ -192,8 +192,7 @@ class ScriptedModel:
     # -- lifecycle -----------------------------------------------------------------------
     def start(self) -> ScriptedModel:
         handler = type("Handler", (self.handler_class or _Handler,), {"scripted": self})
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._server.daemon_threads = True
+        self._server = _QuietServer(("127.0.0.1", 0), handler)
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
         )
@@ -211,6 +210,16 @@ class ScriptedModel:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class _QuietServer(ThreadingHTTPServer):
+    """A client (litellm's pool) dropping a kept-alive connection is normal: print nothing."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):
