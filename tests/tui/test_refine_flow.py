@@ -121,6 +121,8 @@ async def test_feedback_refine_and_accept_by_keyboard(
         await wait_until(pilot, lambda: isinstance(app.screen, DiffScreen), SANDBOX_WAIT)
         diff = app.screen
         assert isinstance(diff, DiffScreen)
+        # The screen is pushed before the message it posted is handled: wait for both.
+        await wait_until(pilot, lambda: bool(posted(messages, RefinementFinished)))
         [finished] = posted(messages, RefinementFinished)
         assert finished.candidate == diff.candidate
         assert (diff.candidate.name, diff.candidate.version) == ("code", 2)
