@@ -10,24 +10,10 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from support.requirements import in_ci, require
-
 from tui_agent.agents.approval import Decision
 from tui_agent.events import Event, SessionStarted
-from tui_agent.sandbox.choose import backend_status
 from tui_agent.session import SessionRunner, SessionState
 from tui_agent.store import Store
-
-
-def sandbox_backend() -> str:
-    """docker when it works here, else bubblewrap; under CI docker must work."""
-    docker = backend_status("docker")
-    if docker.ok:
-        return "docker"
-    require(not in_ci(), "the docker sandbox", docker.reason)
-    bubblewrap = backend_status("bubblewrap")
-    require(bubblewrap.ok, "a sandbox (docker or bubblewrap)", bubblewrap.reason)
-    return "bubblewrap"
 
 
 @dataclass

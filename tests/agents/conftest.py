@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from codeact_support import sandbox_backend
+from support.requirements import sandbox_backend
 from support.scripted_model import ScriptedModel
 from support.sessions import scripted_settings
 

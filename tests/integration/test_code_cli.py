@@ -15,10 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from support.requirements import in_ci, require
+from support.requirements import sandbox_backend
 from support.scripted_model import ScriptedModel, text
-
-from tui_agent.sandbox.choose import backend_status
 
 TASK = (
     "Calculate compound interest at 15k premium, 6% interest compounded semi annually for 6 years"
@@ -56,16 +54,6 @@ class Answer:
 ENV_SETTINGS = ("TUI_AGENT_MODEL", "TUI_AGENT_API_BASE", "TUI_AGENT_SANDBOX", "TUI_AGENT_DB")
 
 
-def backend() -> str:
-    docker = backend_status("docker")
-    if docker.ok:
-        return "docker"
-    require(not in_ci(), "the docker sandbox", docker.reason)
-    bubblewrap = backend_status("bubblewrap")
-    require(bubblewrap.ok, "a sandbox (docker or bubblewrap)", bubblewrap.reason)
-    return "bubblewrap"
-
-
 def environment(tmp_path: Path, drop: tuple[str, ...] = ()) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ENV_SETTINGS + drop}
     env["TUI_AGENT_CONFIG_FILE"] = str(tmp_path / "none.toml")
@@ -100,7 +88,7 @@ def code_args(server: ScriptedModel, tmp_path: Path, *extra: str) -> list[str]:
         "--api-base",
         server.api_base,
         "--sandbox",
-        backend(),
+        sandbox_backend(),
         "--workspace",
         str(tmp_path / "ws"),
         *extra,

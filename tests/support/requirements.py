@@ -37,6 +37,19 @@ def require_backend(name: str) -> None:
     require(status.ok, f"the {name} sandbox", status.reason)
 
 
+def sandbox_backend(docker_only: bool = False) -> str:
+    """docker when it works here, else bubblewrap; under CI (or `docker_only`) docker must work."""
+    from tui_agent.sandbox.choose import backend_status
+
+    docker = backend_status("docker")
+    if docker.ok:
+        return "docker"
+    require(not (docker_only or in_ci()), "the docker sandbox", docker.reason)
+    bubblewrap = backend_status("bubblewrap")
+    require(bubblewrap.ok, "a sandbox (docker or bubblewrap)", bubblewrap.reason)
+    return "bubblewrap"
+
+
 def in_chromium(test):
     """Mark `test` as a Chromium test run in its module's event loop (where the web
     fixtures' browser lives)."""

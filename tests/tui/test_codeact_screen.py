@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from session_factory import wait_until
-from support.requirements import in_ci, require
+from support.requirements import sandbox_backend
 from support.scripted_model import Reply, ScriptedModel, _Handler, text
 from support.sessions import scripted_settings
 from textual.message import Message
@@ -39,7 +39,7 @@ from tui_agent.events import (
 )
 from tui_agent.llm import LLM
 from tui_agent.sandbox.base import Sandbox
-from tui_agent.sandbox.choose import backend_status, open_sandbox
+from tui_agent.sandbox.choose import open_sandbox
 from tui_agent.sandbox.models import ExecuteRequest, ExecuteResult
 from tui_agent.sandbox.process import LogCallback
 from tui_agent.session import fold
@@ -164,16 +164,6 @@ class PinnedClock:
         return self.base + self.offset
 
 
-def backend(docker_only: bool = False) -> str:
-    docker = backend_status("docker")
-    if docker.ok:
-        return "docker"
-    require(not (docker_only or in_ci()), "the docker sandbox", docker.reason)
-    bubblewrap = backend_status("bubblewrap")
-    require(bubblewrap.ok, "a sandbox (docker or bubblewrap)", bubblewrap.reason)
-    return "bubblewrap"
-
-
 @pytest.fixture
 def server() -> Iterator[HeldModel]:
     replies = [text(json.dumps(turn), chunk_size=CHUNK) for turn in TURNS]
@@ -182,7 +172,7 @@ def server() -> Iterator[HeldModel]:
 
 
 def settings_for(server: ScriptedModel, tmp_path: Path, **extra: Any) -> Settings:
-    return scripted_settings(server, tmp_path, backend(), **extra)
+    return scripted_settings(server, tmp_path, sandbox_backend(), **extra)
 
 
 def card(screen: SessionScreen, index: int) -> StepCard | None:
@@ -317,7 +307,7 @@ async def test_approval_modal_edits_then_skips(tmp_path: Path):
 
 def pinned_app(server: HeldModel, tmp_path: Path, clock: PinnedClock) -> tuple[TuiAgentApp, Any]:
     """The app running a code session on the pinned sandbox (docker only: its name shows)."""
-    real = open_sandbox(backend(docker_only=True), workspace=tmp_path / "workspace")
+    real = open_sandbox(sandbox_backend(docker_only=True), workspace=tmp_path / "workspace")
     sandbox = PinnedSandbox(real)
     llm = LLM(server.model("gpt-4o-mini"), api_base=server.api_base, api_key="sk-test-0000")
     app = TuiAgentApp(tmp_path / "sessions.db", clock=clock)
