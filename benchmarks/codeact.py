@@ -48,10 +48,10 @@ from tui_agent.agents.prompts import (
 from tui_agent.events import Event, ExecutionFinished, SessionStarted, ThoughtDelta
 from tui_agent.llm import LLM, Message
 from tui_agent.llm.runtime import litellm
+from tui_agent.recorder import SessionRunner
 from tui_agent.sandbox.base import Sandbox
 from tui_agent.sandbox.choose import AUTO_ORDER, backend_status, open_sandbox
 from tui_agent.sandbox.models import ExecuteRequest, ExecuteResult
-from tui_agent.session import SessionRunner
 from tui_agent.store import Store
 
 TASK = "Add one and one, again and again."

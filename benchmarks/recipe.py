@@ -34,7 +34,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from playwright.async_api import Page
 
 from tui_agent.agents.recipe_run import recipe_started, run_recipe
-from tui_agent.session import SessionRunner
+from tui_agent.recorder import SessionRunner
 from tui_agent.store import Store
 from tui_agent.web.browser import Browser
 from tui_agent.web.demo_site import DemoSite

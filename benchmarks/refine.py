@@ -47,9 +47,9 @@ from tui_agent.analysis.models import FieldFeedback
 from tui_agent.config import Settings
 from tui_agent.events import FeedbackSubmitted, LLMCall
 from tui_agent.llm import LLM
+from tui_agent.recorder import SessionRunner
 from tui_agent.sandbox.choose import AUTO_ORDER, backend_status, open_sandbox
 from tui_agent.sandbox.models import ExecuteRequest
-from tui_agent.session import SessionRunner
 from tui_agent.store import Store
 from tui_agent.web.browser import find_chromium
 from tui_agent.web.demo_site import DemoSite

@@ -43,7 +43,8 @@ from tui_agent.events import (
     Thought,
     ThoughtDelta,
 )
-from tui_agent.session import SessionState, SessionSummary, new_session_id
+from tui_agent.recorder import new_session_id
+from tui_agent.session import SessionState, SessionSummary
 from tui_agent.store import Store
 from tui_agent.store.migrations import MIGRATIONS
 from tui_agent.store.rows import (

@@ -39,7 +39,7 @@ from tui_agent.events import (
     SessionEnded,
     SessionStarted,
 )
-from tui_agent.session import SessionRunner
+from tui_agent.recorder import SessionRunner
 from tui_agent.store import Store
 from tui_agent.web.demo_site import DemoSite
 

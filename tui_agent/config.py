@@ -11,13 +11,14 @@ import platformdirs
 from pydantic import ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from tui_agent.errors import UserError
 from tui_agent.store.paths import default_db_path
 
 APP_NAME = "tui-agent"
 SandboxName = Literal["auto", "docker", "bubblewrap", "local"]
 
 
-class ConfigError(Exception):
+class ConfigError(UserError):
     """A config file or setting that cannot be used (one clear line)."""
 
 

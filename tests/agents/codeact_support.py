@@ -12,7 +12,8 @@ from pathlib import Path
 
 from tui_agent.agents.approval import Decision
 from tui_agent.events import Event, SessionStarted
-from tui_agent.session import SessionRunner, SessionState
+from tui_agent.recorder import SessionRunner
+from tui_agent.session import SessionState
 from tui_agent.store import Store
 
 

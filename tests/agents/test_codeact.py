@@ -255,7 +255,7 @@ async def test_cancelling_mid_run_keeps_the_session_as_cancelled(
             printing.set()
 
     async with await Store.open(settings.db) as store:
-        from tui_agent.session import SessionRunner
+        from tui_agent.recorder import SessionRunner
 
         runner = SessionRunner(store, listeners=[listen])
         task = asyncio.create_task(runner.run(started, agent))

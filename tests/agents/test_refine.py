@@ -43,8 +43,9 @@ from tui_agent.events import (
     VersionDecided,
 )
 from tui_agent.llm import LLM, RetryPolicy
+from tui_agent.recorder import SessionRunner
 from tui_agent.sandbox.models import ExecuteRequest
-from tui_agent.session import SessionRunner, SessionState, fold
+from tui_agent.session import SessionState, fold
 from tui_agent.store import Store
 from tui_agent.web.recipe import load_recipe
 

@@ -25,7 +25,8 @@ from tui_agent.events import (
     Thought,
     ThoughtDelta,
 )
-from tui_agent.session import SessionRunner, SessionState
+from tui_agent.recorder import SessionRunner
+from tui_agent.session import SessionState
 from tui_agent.store import Store
 
 

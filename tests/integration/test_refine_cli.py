@@ -23,7 +23,8 @@ from tui_agent.events import (
     SessionStarted,
     VersionDecided,
 )
-from tui_agent.session import SessionRunner, SessionState
+from tui_agent.recorder import SessionRunner
+from tui_agent.session import SessionState
 from tui_agent.store import Store
 from tui_agent.web.demo_site import DemoSite
 

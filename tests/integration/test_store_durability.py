@@ -12,7 +12,8 @@ import pytest
 
 from tui_agent.analysis.models import FieldFeedback
 from tui_agent.events import FeedbackSubmitted, SessionStarted, Thought
-from tui_agent.session import SessionRunner, fold
+from tui_agent.recorder import SessionRunner
+from tui_agent.session import fold
 from tui_agent.store import Store
 
 WRITER = Path(__file__).with_name("store_writer.py")

@@ -17,9 +17,10 @@ from tui_agent.agents.refinement import Refinement, start_refinement
 from tui_agent.analysis.models import FieldFeedback
 from tui_agent.config import Settings
 from tui_agent.events import Event, FeedbackSubmitted
+from tui_agent.recorder import SessionRunner
 from tui_agent.sandbox.choose import open_sandbox
 from tui_agent.sandbox.models import ExecuteRequest
-from tui_agent.session import SessionRunner, SessionState
+from tui_agent.session import SessionState
 from tui_agent.store import Store
 from tui_agent.web.browser import find_chromium
 from tui_agent.web.recipe import RecipeFile

@@ -31,7 +31,8 @@ from tui_agent.events import (
     ToolCall,
     ToolResult,
 )
-from tui_agent.session import SessionRunner, SessionState
+from tui_agent.recorder import SessionRunner
+from tui_agent.session import SessionState
 from tui_agent.store import Store
 
 T0 = 1_767_268_800.0

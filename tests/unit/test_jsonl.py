@@ -26,7 +26,8 @@ from tui_agent.events import (
     SessionStarted,
     Thought,
 )
-from tui_agent.session import SessionRunner, fold
+from tui_agent.recorder import SessionRunner
+from tui_agent.session import fold
 from tui_agent.store import JsonlError, Store, StoreError, read_jsonl
 
 SID = "5e551011d000"

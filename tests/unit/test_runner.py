@@ -5,7 +5,7 @@ import asyncio
 import pytest
 
 from tui_agent.events import Log, SessionEnded, SessionStarted
-from tui_agent.session import SessionRunner
+from tui_agent.recorder import SessionRunner
 from tui_agent.store import Store
 
 STARTED = SessionStarted(kind="exec", title="t")

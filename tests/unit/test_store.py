@@ -31,7 +31,8 @@ from tui_agent.events import (
     ToolCall,
     ToolResult,
 )
-from tui_agent.session import SessionRunner, SessionState, fold
+from tui_agent.recorder import SessionRunner
+from tui_agent.session import SessionState, fold
 from tui_agent.store import SCHEMA_VERSION, SessionNotFound, Store, StoreError, default_db_path
 from tui_agent.store.migrations import APPLICATION_ID, MIGRATIONS, apply_migrations
 

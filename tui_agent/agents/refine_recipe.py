@@ -42,6 +42,7 @@ from tui_agent.agents.refinement import (
 from tui_agent.analysis import analyze_output
 from tui_agent.analysis.models import FieldFeedback, OutputAnalysis
 from tui_agent.analysis.resolution import FieldCheck, check_feedback, coverage, regressions
+from tui_agent.errors import UserError
 from tui_agent.events import (
     Event,
     ItemsExtracted,
@@ -51,12 +52,11 @@ from tui_agent.events import (
     ThoughtDelta,
     ToolCall,
 )
-from tui_agent.llm.errors import LLMError
 from tui_agent.session import SessionState
 from tui_agent.web.browser import Browser, BrowserError, find_chromium
 from tui_agent.web.failures import first_line
 from tui_agent.web.recipe import FieldSelector, RecipeError, parse_recipe
-from tui_agent.web.recipe_view import Group, RunResult, View, ViewError, open_view, run_in
+from tui_agent.web.recipe_view import Group, RunResult, View, open_view, run_in
 from tui_agent.web.tool_events import tool_result
 
 if TYPE_CHECKING:
@@ -153,7 +153,7 @@ class RecipeRefinement(Refinement):
                 yield self.progress(attempt, progress_message(fixed, remaining), fixed, remaining)
                 if self.llm is None:
                     break  # the user's selectors were all there was to try
-        except (LLMError, BrowserError, RecipeError, RefinementError, ViewError) as exc:
+        except UserError as exc:
             error = str(exc).splitlines()[0]
             yield Log(level="error", message=f"refinement stopped: {error}")
         finally:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from tui_agent.analysis.models import FieldFeedback, OutputAnalysis
 from tui_agent.analysis.resolution import FieldCheck, percent
+from tui_agent.errors import UserError
 from tui_agent.events import Artifact, ArtifactFormat, Event, RefinementProgress, VersionDecided
 from tui_agent.session import SessionState
 
@@ -27,7 +28,7 @@ MAX_ATTEMPTS = 5
 TARGET_COVERAGE = 0.8
 
 
-class RefinementError(Exception):
+class RefinementError(UserError):
     """A session that cannot be refined or decided on; the message is one line."""
 
 

@@ -10,24 +10,9 @@ import argparse
 import sys
 
 from tui_agent.cli import code, demo_site, execute, recipe, refine, sandbox, scrape, sessions
-from tui_agent.cli.common import UsageError, common_options
-from tui_agent.config import ConfigError, load_settings
-from tui_agent.llm.errors import LLMError
-from tui_agent.sandbox.base import SandboxError
-from tui_agent.store import StoreError
-from tui_agent.web.browser import BrowserError
-from tui_agent.web.recipe import RecipeError
-
-USER_ERRORS: tuple[type[Exception], ...] = (
-    StoreError,
-    ConfigError,
-    UsageError,
-    SandboxError,
-    BrowserError,
-    LLMError,
-    RecipeError,
-)
-"""Errors caused by input or environment: printed as one line, exit code 1."""
+from tui_agent.cli.common import common_options
+from tui_agent.config import load_settings
+from tui_agent.errors import UserError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -50,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         settings = load_settings(db=getattr(args, "db", None), model=getattr(args, "model", None))
         return args.handler(args, settings)
-    except USER_ERRORS as exc:
+    except UserError as exc:  # input or environment: one line, exit code 1
         print(f"tui-agent: {exc}", file=sys.stderr)
         return 1
     except BrokenPipeError:  # e.g. `tui-agent sessions list --json | head -1`

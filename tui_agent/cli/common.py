@@ -11,9 +11,11 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from tui_agent.config import Settings
+from tui_agent.errors import UserError
 from tui_agent.events import Event, SessionStarted, dump_event
 from tui_agent.printer import EventPrinter
-from tui_agent.session import SessionRunner, SessionState
+from tui_agent.recorder import SessionRunner
+from tui_agent.session import SessionState
 from tui_agent.store import Store
 
 T = TypeVar("T")
@@ -21,7 +23,7 @@ Handler = Callable[[argparse.Namespace, Settings], int]
 Output = Literal["tui", "headless", "json"]
 
 
-class UsageError(Exception):
+class UsageError(UserError):
     """A command-line value that cannot be used (one clear line)."""
 
 

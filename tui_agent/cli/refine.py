@@ -37,7 +37,8 @@ from tui_agent.events import (
     dump_event,
 )
 from tui_agent.printer import EventPrinter
-from tui_agent.session import SessionRunner, SessionState
+from tui_agent.recorder import SessionRunner
+from tui_agent.session import SessionState
 from tui_agent.store import StoreError
 
 USAGE_EXIT = 2

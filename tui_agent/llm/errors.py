@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from tui_agent.errors import UserError
+
 _KEY_LIKE = re.compile(
     r"\b(?:(?:sk|pk|rk|gsk|xai)[-_][A-Za-z0-9_\-]{8,}|AIza[0-9A-Za-z_\-]{20,}|AKIA[0-9A-Z]{16})"
 )
@@ -12,7 +14,7 @@ _URL_CREDENTIALS = re.compile(r"(://)[^/@\s:]+:[^/@\s]+@")
 MAX_LINE = 240
 
 
-class LLMError(Exception):
+class LLMError(UserError):
     """The model cannot be used as asked; `str(exc)` is one printable line."""
 
 

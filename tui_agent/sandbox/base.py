@@ -7,10 +7,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import Protocol, Self, runtime_checkable
 
+from tui_agent.errors import UserError
 from tui_agent.sandbox.models import ExecuteRequest, ExecuteResult
 
 
-class SandboxError(Exception):
+class SandboxError(UserError):
     """A sandbox that cannot be used; the message is one line saying why and what to do."""
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from tui_agent.errors import UserError
 
-class StoreError(Exception):
+
+class StoreError(UserError):
     """The database cannot be used as asked (unreadable, foreign, newer schema, ...)."""
 
 

@@ -14,13 +14,13 @@ from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
 from tui_agent.agents.codeact import codeact_session
 from tui_agent.agents.execute import decode_arg, exec_session
-from tui_agent.config import ConfigError, Settings, load_settings
+from tui_agent.config import Settings, load_settings
+from tui_agent.errors import UserError
 from tui_agent.events import Event, SessionStarted
-from tui_agent.llm.errors import LLMError
-from tui_agent.sandbox.base import SandboxError
+from tui_agent.recorder import SessionRunner
 from tui_agent.sandbox.models import ExecuteRequest
-from tui_agent.session import SessionRunner, SessionState
-from tui_agent.store import Store, StoreError
+from tui_agent.session import SessionState
+from tui_agent.store import Store
 from tui_agent.tui.commands import BindingCommands
 from tui_agent.tui.messages import NewSessionRequested, SessionRequested
 from tui_agent.tui.paths import styles_dir
@@ -30,7 +30,6 @@ from tui_agent.tui.screens.home import HomeScreen
 from tui_agent.tui.screens.new_session import CodeForm, NewSessionForm, ScrapeForm
 from tui_agent.tui.screens.replay import ReplayScreen
 from tui_agent.tui.screens.session import LiveRun, SessionScreen
-from tui_agent.web.browser import BrowserError
 
 STYLESHEETS = ("app.tcss", "home.tcss", "session.tcss", "items.tcss")
 SESSION_WORKERS = "sessions"
@@ -71,7 +70,7 @@ class TuiAgentApp(App[None]):
     async def on_mount(self) -> None:
         try:
             self.store = await Store.open(self.db_path)
-        except StoreError as error:
+        except UserError as error:
             self.exit(return_code=1, message=str(error))
             return
         await self.push_screen(HomeScreen(self.store, self.settings.sandbox, self.settings.model))
@@ -141,7 +140,7 @@ class TuiAgentApp(App[None]):
             else:
                 state = await self.store.state(session_id)
                 screen = SessionScreen(self.store, state, clock=self.clock)
-        except StoreError as error:
+        except UserError as error:
             self.notify(str(error), severity="error", timeout=8, markup=False)
             return
         await self.push_screen(screen)
@@ -150,7 +149,7 @@ class TuiAgentApp(App[None]):
     def _new_session(self, message: NewSessionRequested) -> None:
         try:
             started, agent = self._build_session(message.form)
-        except (SandboxError, ConfigError, LLMError, BrowserError) as error:
+        except UserError as error:
             self.notify(str(error), severity="error", timeout=10, markup=False)
             return
         self.start_session(started, agent)

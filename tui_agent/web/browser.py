@@ -12,6 +12,8 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlparse
 
+from tui_agent.errors import UserError
+
 if TYPE_CHECKING:
     from playwright.async_api import Browser as PlaywrightBrowser
     from playwright.async_api import Page, Playwright
@@ -30,7 +32,7 @@ INSTALL_HINT = "install Debian's chromium (`apt-get install chromium`) or set TU
 URL_SCHEMES = ("http", "https", "file")
 
 
-class BrowserError(Exception):
+class BrowserError(UserError):
     """No browser, a crashed browser or a page that cannot be loaded (one clear line)."""
 
 

@@ -26,12 +26,14 @@ from pydantic import (
     model_validator,
 )
 
+from tui_agent.errors import UserError
+
 ClickBehavior = Literal["shows_panel", "navigates", "inline"]
 Target = Literal["page", "list", "details"]
 DEFAULT_TIMEOUT_MS = 10_000
 
 
-class RecipeError(Exception):
+class RecipeError(UserError):
     """A recipe that cannot be read or used: every problem with its JSON path."""
 
 

@@ -17,6 +17,7 @@ from typing import Any, Literal
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
+from tui_agent.errors import UserError
 from tui_agent.events import Event, ItemsExtracted, Log, ToolCall, ToolResult
 from tui_agent.web.browser import Browser
 from tui_agent.web.executor import BrowserGone, HardFailure, RecipeExecutor
@@ -32,7 +33,7 @@ OUTLINE_LINES = 80
 """Elements shown to the model in the outline of the details (or the item)."""
 
 
-class ViewError(Exception):
+class ViewError(UserError):
     """The first item's details (or the item) cannot be shown; the message is one line."""
 
 

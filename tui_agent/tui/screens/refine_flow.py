@@ -25,7 +25,8 @@ from tui_agent.agents.refinement import (
 from tui_agent.analysis.models import FieldFeedback
 from tui_agent.config import Settings
 from tui_agent.events import Artifact, Error, Event, FeedbackSubmitted, Log, VersionDecided
-from tui_agent.session import SessionRunner, SessionState
+from tui_agent.recorder import SessionRunner
+from tui_agent.session import SessionState
 from tui_agent.tui.messages import RefinementFinished, VersionDecisionRecorded
 from tui_agent.tui.screens.diff import Decision, DiffScreen, outcome_note
 from tui_agent.tui.widgets.artifact_card import pending_candidates

@@ -23,7 +23,8 @@ from textual.worker import Worker
 
 from tui_agent.analysis.models import FieldDefinition, FieldFeedback
 from tui_agent.events import Event, FeedbackSubmitted
-from tui_agent.session import SessionRunner, SessionState
+from tui_agent.recorder import SessionRunner
+from tui_agent.session import SessionState
 from tui_agent.store import Store, StoreError
 from tui_agent.tui.current_logic import current_logic
 from tui_agent.tui.messages import (

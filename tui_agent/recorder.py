@@ -1,0 +1,99 @@
+"""Recording a session as it runs: stamp each event, fold it, store it, tell the listeners.
+
+`SessionRunner.run` records an agent's stream from its SessionStarted to exactly one
+SessionEnded, whatever happens in between (cancellation, an agent that raises).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterable
+from typing import TYPE_CHECKING
+
+from tui_agent.events import Error, Event, SessionEnded, SessionStarted
+from tui_agent.session import SessionState
+
+if TYPE_CHECKING:
+    from tui_agent.store import Store
+
+
+def new_session_id() -> str:
+    """A short random id (12 hex digits); sessions can be named by any unique prefix."""
+    return uuid.uuid4().hex[:12]
+
+
+EventListener = Callable[[Event, SessionState], None]
+
+
+class SessionRunner:
+    """Stamps, folds, stores and broadcasts the events of one session.
+
+    Every event goes through `emit`: it gets the session id, the next gap-free `seq` and a
+    timestamp, is folded into `state`, appended to the store (durable when `emit` returns),
+    and handed to each listener (the TUI, a headless printer).
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        session_id: str | None = None,
+        listeners: Iterable[EventListener] = (),
+    ) -> None:
+        self.store = store
+        self.session_id = session_id or new_session_id()
+        self.state = SessionState()
+        self.listeners = list(listeners)
+        self._seq = 0
+
+    @classmethod
+    async def resume(
+        cls, store: Store, session_id: str, listeners: Iterable[EventListener] = ()
+    ) -> SessionRunner:
+        """A runner that appends to an existing session (e.g. feedback on a finished one)."""
+        runner = cls(store, session_id, listeners)
+        runner.state = await store.state(session_id)
+        runner._seq = runner.state.last_seq
+        return runner
+
+    async def emit(self, event: Event) -> Event:
+        """Record one event and return it as stored."""
+        self._seq += 1
+        stamped = event.model_copy(
+            update={"session_id": self.session_id, "seq": self._seq, "ts": time.time()}
+        )
+        self.state.apply(stamped)
+        await self.store.append(stamped, self.state.summary())
+        for listener in self.listeners:
+            listener(stamped, self.state)
+        return stamped
+
+    async def run(self, started: SessionStarted, agent: AsyncIterator[Event]) -> SessionState:
+        """Record `started`, then every event of `agent`, then exactly one SessionEnded.
+
+        Cancellation ends the session as "cancelled"; an exception escaping the agent is
+        recorded as an Error and ends it as "failed" (and is not re-raised: it is recorded).
+        """
+        await self.emit(started)
+        try:
+            async for event in agent:
+                await self.emit(event)
+                if isinstance(event, SessionEnded):
+                    return self.state
+        except asyncio.CancelledError:
+            await asyncio.shield(
+                self.emit(SessionEnded(status="cancelled", stopped_reason="cancelled"))
+            )
+            raise
+        except Exception as exc:  # an agent bug or a fault: recorded, never lost
+            await self.emit(Error(message=str(exc) or type(exc).__name__, kind=type(exc).__name__))
+            await self.emit(SessionEnded(status="failed", stopped_reason=type(exc).__name__))
+            return self.state
+        finally:
+            # An agent stopped between events still holds its browser or sandbox: close it now.
+            close = getattr(agent, "aclose", None)
+            if close is not None:
+                await asyncio.shield(close())
+        await self.emit(SessionEnded(status="completed"))
+        return self.state
