@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from support.scripted_model import ScriptedModel, text
 
 from tui_agent.agents.codeact import CodeActLimits, run_codeact
-from tui_agent.agents.prompts import (
+from tui_agent.agents.codeact_prompts import (
     assistant_message,
     result_message,
     system_message,

@@ -29,10 +29,10 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from tui_agent.agents.recipe_run import recipe_started, run_recipe
 from tui_agent.agents.scrape import scrape_session
 from tui_agent.config import Settings
+from tui_agent.demo_site import LAYOUTS, DemoSite
 from tui_agent.recorder import SessionRunner
 from tui_agent.session import SessionState
 from tui_agent.store import Store
-from tui_agent.web.demo_site import LAYOUTS, DemoSite
 from tui_agent.web.recipe import load_recipe
 
 PLANNER_CALLS = ("offline-", "planner-")

@@ -34,12 +34,11 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from playwright.async_api import Page
 
 from tui_agent.agents.recipe_run import recipe_started, run_recipe
+from tui_agent.demo_site import DemoSite
 from tui_agent.recorder import SessionRunner
 from tui_agent.store import Store
 from tui_agent.web.browser import Browser
-from tui_agent.web.demo_site import DemoSite
-from tui_agent.web.executor import RecipeExecutor
-from tui_agent.web.recipe import load_recipe
+from tui_agent.web.recipe import RecipeExecutor, load_recipe
 
 RECIPES = Path(__file__).resolve().parents[1] / "recipes"
 FIELDS = ("title", "price", "currency", "rating", "date", "seller", "category", "tags")

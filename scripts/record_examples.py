@@ -27,6 +27,7 @@ from tui_agent.agents.codeact import codeact_session
 from tui_agent.agents.scrape import scrape_session
 from tui_agent.analysis import analyze_output
 from tui_agent.config import Settings
+from tui_agent.demo_site import DemoSite
 from tui_agent.events import (
     CodeProposed,
     ErrorInfo,
@@ -41,7 +42,6 @@ from tui_agent.events import (
 )
 from tui_agent.recorder import SessionRunner
 from tui_agent.store import Store
-from tui_agent.web.demo_site import DemoSite
 
 COMPOUND_TASK = (
     "Calculate compound interest at 15k premium, 6% interest compounded semi annually for 6 years"

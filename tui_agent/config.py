@@ -12,10 +12,14 @@ from pydantic import ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from tui_agent.errors import UserError
-from tui_agent.store.paths import default_db_path
 
 APP_NAME = "tui-agent"
 SandboxName = Literal["auto", "docker", "bubblewrap", "local"]
+
+
+def default_db_path() -> Path:
+    """`<user data dir>/tui-agent/sessions.db` (e.g. ~/.local/share/tui-agent/sessions.db)."""
+    return platformdirs.user_data_path(APP_NAME, appauthor=False) / "sessions.db"
 
 
 class ConfigError(UserError):

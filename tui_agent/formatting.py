@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+
+from tui_agent.events import Artifact
 
 UNKNOWN = "—"
 
@@ -41,3 +44,13 @@ def display_path(path: Path) -> str:
         return "~/" + str(path.resolve().relative_to(Path.home().resolve()))
     except ValueError:
         return str(path)
+
+
+def artifact_text(artifact: Artifact) -> str:
+    """An artifact's content as it is read: JSON pretty-printed (as written if it is not JSON)."""
+    if artifact.format == "json":
+        try:
+            return json.dumps(json.loads(artifact.content), indent=2, ensure_ascii=False)
+        except ValueError:
+            return artifact.content
+    return artifact.content.rstrip("\n")

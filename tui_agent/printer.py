@@ -1,4 +1,4 @@
-"""Headless output: events rendered with rich in the CodeAct spec's style, and summaries."""
+"""Headless output: events rendered with rich, one block per event, and summaries."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ from tui_agent.events import (
     ToolResult,
     VersionDecided,
 )
-from tui_agent.formatting import format_cost, format_duration
+from tui_agent.formatting import artifact_text, format_cost, format_duration
 from tui_agent.session import SessionState, SessionSummary
 
 
@@ -75,16 +75,6 @@ def execution_text(event: ExecutionFinished, with_logs: bool = True) -> Text:
 PRINTED_ARTIFACT_LINES = 24
 """Lines of a recipe or code artifact printed headless (a strategy is printed whole)."""
 SYNTAX = {"json": "json", "python": "python", "text": "text"}
-
-
-def artifact_text(artifact: Artifact) -> str:
-    """An artifact's content as it is read: JSON pretty-printed (as written if it is not JSON)."""
-    if artifact.format == "json":
-        try:
-            return json.dumps(json.loads(artifact.content), indent=2, ensure_ascii=False)
-        except ValueError:
-            return artifact.content
-    return artifact.content.rstrip("\n")
 
 
 def artifact_title(artifact: Artifact) -> Text:
@@ -152,7 +142,7 @@ def _short_json(value: Any, limit: int = 400) -> str:
 
 
 class EventPrinter:
-    """Prints events as they arrive (`--headless`), in the spec's emoji style."""
+    """Prints events as they arrive (`--headless`), one emoji-marked block each."""
 
     def __init__(self, console: Console | None = None) -> None:
         self.console = console or Console()
@@ -289,7 +279,7 @@ REPORT_HIDDEN = ("text", "content")
 
 
 def session_report(state: SessionState) -> RenderableType:
-    """The web spec's session report of a recipe run (`sessions show` for kind "scrape")."""
+    """The session report of a recipe run (`sessions show` for kind "scrape")."""
     calls = [entry for entry in state.tool_calls.values() if entry.call.name != "BACK"]
     failed = [e for e in calls if e.result is not None and not e.result.ok]
     overview = Table.grid(padding=(0, 2))
@@ -322,24 +312,10 @@ def session_report(state: SessionState) -> RenderableType:
     if strategy is not None:
         parts.append(Text(f"Strategy ({strategy.origin or 'planner'})", style="bold"))
         parts.append(Markdown(strategy.content))
-    recipe = recipe_in_use(state)
+    recipe = state.recipe_in_use()
     if recipe is not None:
         parts.append(_recipe_lines(recipe))
     return Group(*parts)
-
-
-def recipe_in_use(state: SessionState) -> dict[str, Any] | None:
-    """The current "recipe" artifact (an accepted refinement), else the test context's recipe;
-    None when neither is a JSON object."""
-    artifact = state.artifact("recipe")
-    if artifact is None:
-        recipe = state.test_context.get("recipe")
-    else:
-        try:
-            recipe = json.loads(artifact.content)
-        except ValueError:
-            return None
-    return recipe if isinstance(recipe, dict) else None
 
 
 def _steps_table(state: SessionState) -> Table:

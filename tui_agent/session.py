@@ -7,6 +7,7 @@ session as it runs is `tui_agent.recorder.SessionRunner`.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -169,6 +170,19 @@ class SessionState:
         """Version `version` of artifact `name`; by default the current one."""
         wanted = self.current_versions.get(name) if version is None else version
         return next((a for a in self.artifacts.get(name, ()) if a.version == wanted), None)
+
+    def recipe_in_use(self) -> dict[str, Any] | None:
+        """The current "recipe" artifact (an accepted refinement), else the test context's
+        recipe; None when neither is a JSON object."""
+        artifact = self.artifact("recipe")
+        if artifact is None:
+            recipe = self.test_context.get("recipe")
+        else:
+            try:
+                recipe = json.loads(artifact.content)
+            except ValueError:
+                return None
+        return recipe if isinstance(recipe, dict) else None
 
     def step(self, index: int) -> StepState:
         """The step with this index, created (and put on the timeline) on first use."""

@@ -18,8 +18,8 @@ from support.scripted_model import Reply, ScriptedModel, action_reply, error, te
 from support.sessions import record_exec, refine_stored, scripted_settings
 
 from tui_agent.agents.codeact import codeact_session
-from tui_agent.agents.refine import CodeRefinement
-from tui_agent.agents.refinement import (
+from tui_agent.agents.refine import (
+    CodeRefinement,
     RefinementError,
     RefinementOutcome,
     decide,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from support.requirements import require_chromium
 
-from tui_agent.web.demo_site import DemoSite
+from tui_agent.demo_site import DemoSite
 
 RECIPES = Path(__file__).resolve().parents[2] / "recipes"
 

@@ -16,6 +16,7 @@ from support.requirements import require_chromium
 from support.sessions import copy_database
 
 from tui_agent.analysis import analyze_output
+from tui_agent.demo_site import DemoSite
 from tui_agent.events import (
     ItemsExtracted,
     OutputAnalyzed,
@@ -26,7 +27,6 @@ from tui_agent.events import (
 from tui_agent.recorder import SessionRunner
 from tui_agent.session import SessionState
 from tui_agent.store import Store
-from tui_agent.web.demo_site import DemoSite
 
 RECIPES = Path(__file__).resolve().parents[2] / "recipes"
 MAX_ITEMS = "5"

@@ -19,12 +19,12 @@ from support.requirements import require_chromium
 
 from tui_agent.agents.scrape import scrape_session
 from tui_agent.config import ConfigError, Settings
+from tui_agent.demo_site import FIELDS, DemoSite
 from tui_agent.events import Artifact, ItemsExtracted, LLMCall, PhaseFinished, ToolCall
 from tui_agent.recorder import SessionRunner
 from tui_agent.session import SessionState
 from tui_agent.store import Store
 from tui_agent.web.browser import BrowserError
-from tui_agent.web.demo_site import FIELDS, DemoSite
 from tui_agent.web.recipe import load_recipe
 
 pytestmark = pytest.mark.chromium

@@ -17,11 +17,11 @@ from support.scripted_model import ScriptedModel, ToolCallReply, text, tool_call
 
 from tui_agent.agents.scrape import scrape_session
 from tui_agent.config import Settings
+from tui_agent.demo_site import DemoSite
 from tui_agent.events import Log
 from tui_agent.recorder import SessionRunner
 from tui_agent.session import SessionState
 from tui_agent.store import Store
-from tui_agent.web.demo_site import DemoSite
 
 pytestmark = pytest.mark.chromium
 

@@ -13,7 +13,7 @@ from typing import Any
 from support.scripted_model import ScriptedModel
 from tui_agent.agents.execute import exec_started, run_exec
 from tui_agent.agents.recipe_run import recipe_started, run_recipe
-from tui_agent.agents.refinement import Refinement, start_refinement
+from tui_agent.agents.refine import Refinement, start_refinement
 from tui_agent.analysis.models import FieldFeedback
 from tui_agent.config import Settings
 from tui_agent.events import Event, FeedbackSubmitted

@@ -22,7 +22,7 @@ from tui_agent.events import (
     ToolCall,
     ToolResult,
 )
-from tui_agent.web.strategy import FieldSelector, Strategy
+from tui_agent.web.plan import Strategy, StrategyField
 
 RECIPES = Path(__file__).resolve().parents[2] / "recipes"
 URL = "http://127.0.0.1:8000/panel"
@@ -38,9 +38,9 @@ STRATEGY = Strategy(
     details_panel="#details",
     details_loaded="#details .title",
     details_fields={
-        "title": FieldSelector(selector="#details .title"),
-        "price": FieldSelector(selector="#details .price"),
-        "url": FieldSelector(selector="#details a.permalink", attribute="href"),
+        "title": StrategyField(selector="#details .title"),
+        "price": StrategyField(selector="#details .price"),
+        "url": StrategyField(selector="#details a.permalink", attribute="href"),
     },
     pagination_button="a.next",
     plan=[

@@ -13,12 +13,12 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Select, Static
 
 from tui_agent.config import Settings
+from tui_agent.demo_site import DemoSite
 from tui_agent.store import Store
 from tui_agent.tui.app import TuiAgentApp
 from tui_agent.tui.screens.home import HomeScreen
 from tui_agent.tui.screens.new_session import NewSessionModal
 from tui_agent.tui.screens.session import SessionScreen
-from tui_agent.web.demo_site import DemoSite
 
 PROGRAM = "def main(n):\n    return [{'n': i, 'odd': i % 2 or None} for i in range(n)]\n"
 

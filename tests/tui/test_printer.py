@@ -9,12 +9,8 @@ from artifact_factory import STRATEGY, refinement_of_price, scrape_started, scra
 from rich.console import Console
 
 from tui_agent.events import Artifact, VersionDecided
-from tui_agent.printer import (
-    PRINTED_ARTIFACT_LINES,
-    EventPrinter,
-    artifact_text,
-    session_report,
-)
+from tui_agent.formatting import artifact_text
+from tui_agent.printer import PRINTED_ARTIFACT_LINES, EventPrinter, session_report
 from tui_agent.session import fold
 
 

@@ -21,6 +21,7 @@ from textual.message import Message
 from textual.pilot import Pilot
 
 from tui_agent.config import Settings
+from tui_agent.demo_site import DemoSite
 from tui_agent.events import (
     Artifact,
     ExecutionFinished,
@@ -43,7 +44,6 @@ from tui_agent.tui.widgets.artifact_card import ArtifactCard
 from tui_agent.tui.widgets.entry_cards import EntryCard
 from tui_agent.tui.widgets.items_table import ItemsTable
 from tui_agent.tui.widgets.stream_pane import StreamPane
-from tui_agent.web.demo_site import DemoSite
 from tui_agent.web.recipe import parse_recipe
 
 SIZE = (110, 40)

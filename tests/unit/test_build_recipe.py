@@ -5,16 +5,16 @@ from typing import Any
 
 import pytest
 
-from tui_agent.web.dry_run import DryRunResult, verdict
-from tui_agent.web.recipe import RecipeError, RecipeFile, parse_recipe
-from tui_agent.web.recipe_generator import (
+from tui_agent.web.generate.dry_run import DryRunResult, verdict
+from tui_agent.web.generate.recipe_writer import (
     build_recipe,
     describe,
     recipe_identity,
     without_empty_fields,
 )
-from tui_agent.web.recipe_prompts import answer_json, repair_prompt, user_prompt
-from tui_agent.web.strategy import FieldSelector, Fragment, Strategy
+from tui_agent.web.generate.writer_prompts import answer_json, repair_prompt, user_prompt
+from tui_agent.web.plan import Fragment, Strategy, StrategyField
+from tui_agent.web.recipe import RecipeError, RecipeFile, parse_recipe
 
 CLICKED = [
     {"type": "CLICK"},
@@ -25,12 +25,12 @@ CLICKED = [
 ]
 READ_ONLY = CLICKED[2:]
 START = [{"type": "WAIT_FOR", "target": "page"}, {"type": "WAIT_FOR", "target": "list"}]
-URL_FIELD = FieldSelector(selector="a.more", attribute="href")
+URL_FIELD = StrategyField(selector="a.more", attribute="href")
 
 
-def fields(**selectors: str | FieldSelector) -> dict[str, FieldSelector]:
+def fields(**selectors: str | StrategyField) -> dict[str, StrategyField]:
     return {
-        name: spec if isinstance(spec, FieldSelector) else FieldSelector(selector=spec)
+        name: spec if isinstance(spec, StrategyField) else StrategyField(selector=spec)
         for name, spec in selectors.items()
     }
 

@@ -5,7 +5,8 @@ from typing import Any
 
 import pytest
 
-from tui_agent.web.field_names import (
+from tui_agent.web.plan import StrategyField
+from tui_agent.web.plan.field_names import (
     Candidate,
     canonical,
     label_name,
@@ -14,7 +15,6 @@ from tui_agent.web.field_names import (
     scoped,
     value_kind,
 )
-from tui_agent.web.strategy import FieldSelector
 
 _index = count()
 
@@ -27,7 +27,7 @@ def element(selector: str, tag: str = "span", text: str = "", **more: Any) -> Ca
     )
 
 
-def named(fields: dict[str, FieldSelector]) -> dict[str, tuple[str, str | None]]:
+def named(fields: dict[str, StrategyField]) -> dict[str, tuple[str, str | None]]:
     return {name: (spec.selector, spec.attribute) for name, spec in fields.items()}
 
 
@@ -172,12 +172,12 @@ def test_a_link_gives_both_its_text_and_its_address_once_each():
 
 
 def test_samples_vote_per_name_and_add_what_one_item_lacks():
-    price, other = FieldSelector(selector=".price"), FieldSelector(selector="b")
+    price, other = StrategyField(selector=".price"), StrategyField(selector="b")
     merged = merge_fields(
         [
-            {"url": FieldSelector(selector="a", attribute="href"), "price": price},
-            {"price": other, "title": FieldSelector(selector="h3")},
-            {"price": price, "condition": FieldSelector(selector="td")},
+            {"url": StrategyField(selector="a", attribute="href"), "price": price},
+            {"price": other, "title": StrategyField(selector="h3")},
+            {"price": price, "condition": StrategyField(selector="td")},
         ]
     )
     assert list(merged) == ["title", "price", "url", "condition"]

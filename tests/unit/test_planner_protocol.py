@@ -2,8 +2,9 @@
 
 import pytest
 
-from tui_agent.web.planner import tools_supported
-from tui_agent.web.planner_prompts import (
+from tui_agent.web.plan import parse_strategy
+from tui_agent.web.plan.llm_planner import tools_supported
+from tui_agent.web.plan.prompts import (
     OUTPUT_FORMAT,
     TEXT_PROTOCOL,
     parse_text_calls,
@@ -12,8 +13,7 @@ from tui_agent.web.planner_prompts import (
     task_message,
     verify_message,
 )
-from tui_agent.web.probe_specs import TOOL_SPECS
-from tui_agent.web.strategy import parse_strategy
+from tui_agent.web.probe import TOOL_SPECS
 
 TOOL_NAMES = [spec["function"]["name"] for spec in TOOL_SPECS]
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tui_agent.agents.refine_prompts import (
+from tui_agent.agents.refine.prompts import (
     HTML_LIMIT,
     RefinePrompt,
     build_refinement_prompt,

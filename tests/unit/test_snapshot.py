@@ -2,8 +2,8 @@
 
 import pytest
 
-from tui_agent.web.list_finder import ListCandidate
-from tui_agent.web.snapshot import CHARS_PER_TOKEN, outline_text
+from tui_agent.web.probe import ListCandidate
+from tui_agent.web.probe.snapshot import CHARS_PER_TOKEN, outline_text
 
 LIST = ListCandidate(
     container="#results",

@@ -12,6 +12,7 @@ import aiosqlite
 import pytest
 
 from tui_agent.analysis.models import FieldFeedback
+from tui_agent.config import default_db_path
 from tui_agent.events import (
     CodeProposed,
     Error,
@@ -33,7 +34,7 @@ from tui_agent.events import (
 )
 from tui_agent.recorder import SessionRunner
 from tui_agent.session import SessionState, fold
-from tui_agent.store import SCHEMA_VERSION, SessionNotFound, Store, StoreError, default_db_path
+from tui_agent.store import SCHEMA_VERSION, SessionNotFound, Store, StoreError
 from tui_agent.store.migrations import APPLICATION_ID, MIGRATIONS, apply_migrations
 
 TABLES = ("sessions", "events", "items", "feedback", "llm_calls")

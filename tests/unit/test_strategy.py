@@ -1,6 +1,6 @@
 """The strategy's Markdown: CLOSE_DETAILS written and read back, and counted among its selectors."""
 
-from tui_agent.web.strategy import FieldSelector, Strategy, parse_strategy
+from tui_agent.web.plan import Strategy, StrategyField, parse_strategy
 
 MODAL = Strategy(
     understanding=["Details open in a dialog over the list."],
@@ -10,7 +10,7 @@ MODAL = Strategy(
     details_panel="div.modal-backdrop",
     details_loaded="div.modal-backdrop h2",
     close_details="button.modal-close",
-    details_fields={"title": FieldSelector(selector="div.modal-backdrop h2")},
+    details_fields={"title": StrategyField(selector="div.modal-backdrop h2")},
 )
 
 

@@ -2,13 +2,7 @@
 
 import pytest
 
-from tui_agent.web.task_intent import (
-    SORT_KEYS,
-    TaskIntent,
-    needed_generators,
-    parse_intent,
-    sort_field,
-)
+from tui_agent.web.plan import SORT_KEYS, TaskIntent, needed_generators, parse_intent, sort_field
 
 
 @pytest.mark.parametrize(

@@ -11,8 +11,8 @@ import pytest_asyncio
 from playwright.async_api import Page
 from support.requirements import require_chromium
 
+from tui_agent.demo_site import DemoSite
 from tui_agent.web.browser import Browser
-from tui_agent.web.demo_site import DemoSite
 
 
 @pytest.fixture(scope="module")

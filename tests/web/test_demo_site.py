@@ -15,7 +15,7 @@ import pytest
 import pytest_asyncio
 from support.requirements import in_chromium
 
-from tui_agent.web.demo_site import (
+from tui_agent.demo_site import (
     BATCH_SIZE,
     CATEGORIES,
     FIELDS,
@@ -29,7 +29,7 @@ from tui_agent.web.demo_site import (
     DemoSiteError,
     ground_truth,
 )
-from tui_agent.web.demo_site.anatomy import ANATOMY, ITEM, ITEM_LINK, LIST, PANEL
+from tui_agent.demo_site.anatomy import ANATOMY, ITEM, ITEM_LINK, LIST, PANEL
 
 # Reads fields the way a recipe does: the visible text of each selector, the link's href.
 # A field whose element is absent is left out; innerText and textContent must agree.

@@ -15,10 +15,10 @@ import pytest
 from support.requirements import require_chromium
 
 from tui_agent.agents.recipe_run import recipe_started, run_recipe
+from tui_agent.demo_site import FIELDS
 from tui_agent.events import Error, ItemsExtracted, Log, SessionEnded, ToolResult
 from tui_agent.recorder import SessionRunner
 from tui_agent.store import Store
-from tui_agent.web.demo_site import FIELDS
 from tui_agent.web.recipe import load_recipe, parse_recipe
 
 RECIPES = Path(__file__).resolve().parents[2] / "recipes"

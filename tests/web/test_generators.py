@@ -14,16 +14,20 @@ import pytest
 from support.requirements import in_chromium
 from support.scripted_model import ScriptedModel, text
 
+from tui_agent.demo_site.anatomy import ANATOMY, ITEM, LIST
 from tui_agent.events import Event, LLMCall, Log, ToolCall, ToolResult
 from tui_agent.llm.client import LLM, RetryPolicy
-from tui_agent.web.controls import Control, Option, filter_matches, search_inputs, sort_matches
-from tui_agent.web.demo_site.anatomy import ANATOMY, ITEM, LIST
-from tui_agent.web.executor import RecipeExecutor
-from tui_agent.web.generators import GeneratorPhase
-from tui_agent.web.list_checks import check_filter, check_search, check_sort
-from tui_agent.web.recipe import parse_recipe
-from tui_agent.web.strategy import Fragment
-from tui_agent.web.task_intent import needed_generators, parse_intent
+from tui_agent.web.generate import GeneratorPhase
+from tui_agent.web.generate.controls import (
+    Control,
+    Option,
+    filter_matches,
+    search_inputs,
+    sort_matches,
+)
+from tui_agent.web.generate.list_checks import check_filter, check_search, check_sort
+from tui_agent.web.plan import Fragment, needed_generators, parse_intent
+from tui_agent.web.recipe import RecipeExecutor, parse_recipe
 
 FILTER = ANATOMY["filter"].extra
 TITLES = f"{LIST} > {ITEM} .card-title"

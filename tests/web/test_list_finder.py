@@ -5,10 +5,12 @@ from pathlib import Path
 import pytest
 from support.requirements import in_chromium
 
-from tui_agent.web import list_finder, probe_results, probe_scripts, probes, snapshot
-from tui_agent.web.demo_site import BATCH_SIZE, LAYOUTS
-from tui_agent.web.demo_site.anatomy import ANATOMY, ITEM, LIST
-from tui_agent.web.list_finder import find_lists
+from tui_agent.demo_site import BATCH_SIZE, LAYOUTS
+from tui_agent.demo_site.anatomy import ANATOMY, ITEM, LIST
+from tui_agent.web.probe import find_lists, list_finder, snapshot
+from tui_agent.web.probe import results as probe_results
+from tui_agent.web.probe import scripts as probe_scripts
+from tui_agent.web.probe import tools as probes
 
 SAME_ELEMENTS = """([found, truth]) => {
   const a = [...document.querySelectorAll(found)], b = [...document.querySelectorAll(truth)];

@@ -17,10 +17,10 @@ from support.scripted_model import ScriptedModel, text
 
 from tui_agent.agents.scrape import scrape_session
 from tui_agent.config import Settings
+from tui_agent.demo_site import FIELDS
 from tui_agent.recorder import SessionRunner
 from tui_agent.store import Store
-from tui_agent.web.demo_site import FIELDS
-from tui_agent.web.strategy import parse_strategy
+from tui_agent.web.plan import parse_strategy
 
 pytestmark = pytest.mark.chromium
 

@@ -11,17 +11,15 @@ from typing import Any
 
 import pytest
 
+from tui_agent.demo_site import FIELDS
+from tui_agent.demo_site.anatomy import ANATOMY, ITEM, LIST
 from tui_agent.events import Event, Log, ToolCall, ToolResult
 from tui_agent.web.browser import Browser
-from tui_agent.web.demo_site import FIELDS
-from tui_agent.web.demo_site.anatomy import ANATOMY, ITEM, LIST
-from tui_agent.web.executor import RecipeExecutor
-from tui_agent.web.field_names import scoped
-from tui_agent.web.offline_planner import OfflinePlanner
-from tui_agent.web.probes import Probes
-from tui_agent.web.recipe import parse_recipe
-from tui_agent.web.recipe_generator import build_recipe
-from tui_agent.web.strategy import Strategy
+from tui_agent.web.generate.recipe_writer import build_recipe
+from tui_agent.web.plan import OfflinePlanner, Strategy
+from tui_agent.web.plan.field_names import scoped
+from tui_agent.web.probe import Probes
+from tui_agent.web.recipe import RecipeExecutor, parse_recipe
 
 pytestmark = [pytest.mark.chromium, pytest.mark.asyncio(loop_scope="module")]
 

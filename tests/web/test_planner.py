@@ -13,24 +13,21 @@ from typing import Any
 import pytest
 from support.scripted_model import Reply, ScriptedModel, ToolCallReply, error, text, tool_calls
 
+from tui_agent.demo_site.anatomy import ANATOMY, INLINE_DETAILS, ITEM, PANEL
 from tui_agent.events import Event, LLMCall, Log, Thought, ThoughtDelta, ToolCall, ToolResult
 from tui_agent.llm import LLM, RetryPolicy
 from tui_agent.llm.errors import LLMError
 from tui_agent.session import fold
 from tui_agent.web.browser import Browser
-from tui_agent.web.demo_site.anatomy import ANATOMY, INLINE_DETAILS, ITEM, PANEL
-from tui_agent.web.offline_planner import OfflinePlanner
-from tui_agent.web.planner import StrategyPlanner
-from tui_agent.web.planner_prompts import (
+from tui_agent.web.plan import OfflinePlanner, Strategy, StrategyField, StrategyPlanner
+from tui_agent.web.plan.prompts import (
     TEXT_PROTOCOL,
     cap_message,
     not_run_text,
     reparse_message,
     verify_message,
 )
-from tui_agent.web.probe_specs import TOOL_SPECS
-from tui_agent.web.probes import Probes
-from tui_agent.web.strategy import FieldSelector, Strategy
+from tui_agent.web.probe import TOOL_SPECS, Probes
 
 pytestmark = [pytest.mark.chromium, pytest.mark.asyncio(loop_scope="module")]
 
@@ -187,12 +184,12 @@ async def test_a_scripted_session_explores_the_panel_layout_and_writes_its_strat
     assert strategy.details_panel == PANEL
     assert strategy.details_loaded == anatomy.details_loaded
     assert strategy.details_fields == {
-        "title": FieldSelector(selector=anatomy.details_fields["title"]),
-        "price": FieldSelector(selector=anatomy.details_fields["price"]),
-        "url": FieldSelector(selector=f"{PANEL} .field-url", attribute="href"),
+        "title": StrategyField(selector=anatomy.details_fields["title"]),
+        "price": StrategyField(selector=anatomy.details_fields["price"]),
+        "url": StrategyField(selector=f"{PANEL} .field-url", attribute="href"),
     }
     assert strategy.item_fields == {
-        name: FieldSelector(selector=selector) for name, selector in anatomy.card_fields.items()
+        name: StrategyField(selector=selector) for name, selector in anatomy.card_fields.items()
     }
     assert strategy.plan == ["Iterate through the cards", "Read each one's details"]
 
@@ -277,7 +274,7 @@ async def test_an_unverified_selector_is_sent_back_then_dropped_and_recorded(bro
     # The one a tool then verified stays; the other is dropped and recorded.
     strategy = planned.strategy
     assert strategy.list_container == "ul#product-list"
-    assert strategy.details_fields == {"title": FieldSelector(selector=f"{PANEL} .field-title")}
+    assert strategy.details_fields == {"title": StrategyField(selector=f"{PANEL} .field-title")}
     assert planned.planner.refused == ["#details-panel .price-tag"]
     assert planned.warnings == [
         "refused unverified selector `#details-panel .price-tag` (DETAILS_FIELDS.price)"
@@ -331,7 +328,7 @@ async def test_the_text_protocol_runs_call_lines_on_the_inline_layout(browser, d
     assert strategy.click_behavior == "inline"
     assert strategy.details_panel == INLINE_DETAILS
     assert set(strategy.details_fields) == {"title", "price", "seller"}
-    assert strategy.item_fields["url"] == FieldSelector(selector=".details-link", attribute="href")
+    assert strategy.item_fields["url"] == StrategyField(selector=".details-link", attribute="href")
 
     calls, results = planned.of(ToolCall), planned.of(ToolResult)
     assert [(c.name, c.arguments) for c in calls] == [
@@ -387,7 +384,7 @@ async def test_the_cap_stops_tool_calls_and_asks_for_the_strategy(browser, demo_
     )
     planner = planned.planner
     assert planner.tool_calls == 2
-    assert planned.strategy.item_fields == {"price": FieldSelector(selector=".price")}
+    assert planned.strategy.item_fields == {"price": StrategyField(selector=".price")}
     # Two calls counted (one with unreadable arguments, answered with why); none after.
     calls, results = planned.of(ToolCall), planned.of(ToolResult)
     assert [c.name for c in calls] == ["describe_element", "probe_click"]

@@ -3,12 +3,10 @@
 import pytest
 from support.requirements import in_chromium
 
+from tui_agent.demo_site import BATCH_SIZE
+from tui_agent.demo_site.anatomy import ANATOMY, ITEM, LIST, PANEL
 from tui_agent.events import ToolCall, ToolResult
-from tui_agent.web.demo_site import BATCH_SIZE
-from tui_agent.web.demo_site.anatomy import ANATOMY, ITEM, LIST, PANEL
-from tui_agent.web.probe_results import VerifiedSelectors
-from tui_agent.web.probe_specs import TOOL_SPECS
-from tui_agent.web.probes import Probes, traced
+from tui_agent.web.probe import TOOL_SPECS, Probes, VerifiedSelectors, traced
 
 SAME_ELEMENT = """([a, b]) => {
   const x = document.querySelector(a);

@@ -11,14 +11,15 @@ from typing import Any
 import pytest
 from support.scripted_model import ScriptedModel, text
 
+from tui_agent.demo_site import FIELDS
+from tui_agent.demo_site.anatomy import ANATOMY, ITEM, ITEM_LINK, LIST, PANEL
 from tui_agent.events import Event, ItemsExtracted, LLMCall, Log, ToolCall, ToolResult
 from tui_agent.llm.client import LLM, RetryPolicy
 from tui_agent.web.browser import Browser
-from tui_agent.web.demo_site import FIELDS
-from tui_agent.web.demo_site.anatomy import ANATOMY, ITEM, ITEM_LINK, LIST, PANEL
-from tui_agent.web.executor import RecipeExecutor
-from tui_agent.web.recipe_generator import RecipeGenerator, build_recipe
-from tui_agent.web.strategy import FieldSelector, Fragment, Strategy
+from tui_agent.web.generate import RecipeGenerator
+from tui_agent.web.generate.recipe_writer import build_recipe
+from tui_agent.web.plan import Fragment, Strategy, StrategyField
+from tui_agent.web.recipe import RecipeExecutor
 
 pytestmark = [pytest.mark.chromium, pytest.mark.asyncio(loop_scope="module")]
 
@@ -65,8 +66,8 @@ LIMITS = {
 9 matches are read to the end."""
 
 
-def field(selector: str, attribute: str | None = None) -> FieldSelector:
-    return FieldSelector(selector=selector, attribute=attribute)
+def field(selector: str, attribute: str | None = None) -> StrategyField:
+    return StrategyField(selector=selector, attribute=attribute)
 
 
 def strategy_for(layout: str, **changes: Any) -> Strategy:

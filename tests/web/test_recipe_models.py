@@ -6,19 +6,21 @@ from pathlib import Path
 import pytest
 
 from tui_agent.web.recipe import (
-    COMMAND_TYPES,
     Bindings,
     Click,
-    ClickIfExists,
-    Condition,
-    ForEachItemInList,
     RecipeError,
     RecipeFile,
-    Repeat,
     WaitFor,
     load_recipe,
     parse_recipe,
     recipe_json_schema,
+)
+from tui_agent.web.recipe.model import (
+    COMMAND_TYPES,
+    ClickIfExists,
+    Condition,
+    ForEachItemInList,
+    Repeat,
 )
 
 RECIPES = Path(__file__).resolve().parents[2] / "recipes"

@@ -15,9 +15,8 @@ from support.requirements import require_chromium
 from support.scripted_model import ScriptedModel, text
 from support.sessions import copy_database, record_recipe, refine_stored
 
-from tui_agent.agents.recipe_selectors import parse_candidates, split_selector, user_candidates
-from tui_agent.agents.refine_recipe import RecipeRefinement
-from tui_agent.agents.refinement import RefinementError, decide
+from tui_agent.agents.refine import RecipeRefinement, RefinementError, decide
+from tui_agent.agents.refine.selectors import parse_candidates, split_selector, user_candidates
 from tui_agent.analysis import analyze_output
 from tui_agent.analysis.models import FieldFeedback
 from tui_agent.config import Settings
@@ -36,7 +35,7 @@ from tui_agent.llm import LLM
 from tui_agent.session import fold
 from tui_agent.store import Store
 from tui_agent.web.recipe import FieldSelector, parse_recipe
-from tui_agent.web.recipe_view import probe_document
+from tui_agent.web.recipe.view import probe_document
 
 RECIPES = Path(__file__).resolve().parents[2] / "recipes"
 MAX_ITEMS = 5

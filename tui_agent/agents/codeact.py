@@ -1,4 +1,4 @@
-"""The CodeAct agent (seed 002): think, run code in one stateful sandbox, read, repeat, answer.
+"""The CodeAct agent: think, run code in one stateful sandbox, read, repeat, answer.
 
 The conversation is the system prompt, the task, then per step the model's JSON action and
 an `EXECUTION_RESULT: ...` message, until the model gives its answer. Events, per step:
@@ -24,14 +24,14 @@ from typing import Any
 from tui_agent.agents.action_turn import stream_turn
 from tui_agent.agents.approval import Approver
 from tui_agent.agents.budget import Budget
-from tui_agent.agents.loop_guard import DEFAULT_REPEATS, LoopGuard
-from tui_agent.agents.prompts import (
+from tui_agent.agents.codeact_prompts import (
     assistant_message,
     result_message,
     skipped_message,
     system_message,
     task_message,
 )
+from tui_agent.agents.loop_guard import DEFAULT_REPEATS, LoopGuard
 from tui_agent.agents.streaming import StepRun
 from tui_agent.analysis.models import AgentType
 from tui_agent.config import ConfigError, Settings

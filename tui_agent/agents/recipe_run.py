@@ -25,8 +25,14 @@ from tui_agent.events import (
     SessionStarted,
 )
 from tui_agent.web.browser import Browser, BrowserError, check_reachable, check_url, find_chromium
-from tui_agent.web.executor import BrowserGone, HardFailure, RecipeExecutor
-from tui_agent.web.recipe import RecipeError, RecipeFile, load_recipe
+from tui_agent.web.recipe import (
+    BrowserGone,
+    HardFailure,
+    RecipeError,
+    RecipeExecutor,
+    RecipeFile,
+    load_recipe,
+)
 
 LOAD_TIMEOUT_MS = 30_000
 

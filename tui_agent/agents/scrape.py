@@ -1,4 +1,4 @@
-"""The scrape agent: from a URL and a task to a verified recipe, then the items (seed 001).
+"""The scrape agent: from a URL and a task to a verified recipe, then the items.
 
 Phases, each a PhaseStarted / PhaseFinished pair with its duration: "load" (Chromium opens the
 page), "plan" (the offline planner, and with a model the StrategyPlanner given the offline
@@ -35,15 +35,10 @@ from tui_agent.events import (
 )
 from tui_agent.llm.client import LLM
 from tui_agent.web.browser import Browser, BrowserError, check_reachable, check_url, find_chromium
-from tui_agent.web.executor import RecipeExecutor
-from tui_agent.web.generators import GeneratorPhase
-from tui_agent.web.offline_planner import OfflinePlanner
-from tui_agent.web.planner import StrategyPlanner
-from tui_agent.web.probes import Probes
-from tui_agent.web.recipe import RecipeFile
-from tui_agent.web.recipe_generator import RecipeGenerator
-from tui_agent.web.strategy import Fragment, Strategy
-from tui_agent.web.task_intent import parse_intent
+from tui_agent.web.generate import GeneratorPhase, RecipeGenerator
+from tui_agent.web.plan import Fragment, OfflinePlanner, Strategy, StrategyPlanner, parse_intent
+from tui_agent.web.probe import Probes
+from tui_agent.web.recipe import RecipeExecutor, RecipeFile
 
 PlannerChoice = Literal["auto", "llm", "offline"]
 PLANNERS: tuple[PlannerChoice, ...] = ("auto", "llm", "offline")

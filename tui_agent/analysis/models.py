@@ -1,4 +1,4 @@
-"""Data shapes of output analysis and field feedback (seed 000, sections 2 and 4)."""
+"""Data shapes of output analysis and of the user's field feedback."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ class FeedbackExample(BaseModel):
 
 
 class FieldFeedback(BaseModel):
-    """The user's structured feedback on one field (seed 000 section 4)."""
+    """The user's structured feedback on one field."""
 
     model_config = ConfigDict(extra="forbid")
 

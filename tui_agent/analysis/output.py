@@ -1,4 +1,4 @@
-"""Output schema detection: `analyze_output` (seed 000 section 2, with issue 2's changes).
+"""Output schema detection: `analyze_output` gives fields, types, coverage and examples.
 
 A result that is a list of dicts is analysed field by field. Records are flattened as in
 `tui_agent.analysis.flatten` (nested dicts become dotted names). For each field:
@@ -47,7 +47,7 @@ def analyze_output(result: Any) -> OutputAnalysis:
     """Describe a result: its shape and, for a non-empty list of dicts, its fields.
 
     A dict is an "object" and anything else that is not a list or tuple a "primitive", both
-    with ``item_count`` 0 as in the spec. A list (or tuple) is an "array" of ``len`` items; it
+    with ``item_count`` 0. A list (or tuple) is an "array" of ``len`` items; it
     is structured when it is not empty and every item is a dict.
     """
     if isinstance(result, dict):

@@ -1,4 +1,4 @@
-"""Whether a refined version resolved the user's field feedback (seed 000 section 5).
+"""Whether a refined version resolved the user's field feedback.
 
 Rules, per issue (coverage is populated / items, 0..1, of the field in an analysis):
 

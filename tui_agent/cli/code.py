@@ -55,8 +55,8 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
 
 def cmd_code(args: argparse.Namespace, settings: Settings) -> int:
-    from tui_agent.agents.approval import TerminalApprover
     from tui_agent.agents.codeact import codeact_session
+    from tui_agent.cli.approval import TerminalApprover
 
     if args.max_steps < 1:
         raise UsageError("--max-steps must be at least 1")

@@ -22,7 +22,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
 
 def cmd_demo_site(args: argparse.Namespace, _settings: Settings) -> int:
-    from tui_agent.web.demo_site import serve
+    from tui_agent.demo_site import serve
 
     try:
         serve(args.port, announce=lambda line: print(line, flush=True))

@@ -18,7 +18,7 @@ from typing import Any
 from rich.console import Console
 from rich.syntax import Syntax
 
-from tui_agent.agents.refinement import MAX_ATTEMPTS
+from tui_agent.agents.refine import MAX_ATTEMPTS
 from tui_agent.analysis.models import FeedbackExample, FieldFeedback
 from tui_agent.cli.common import (
     UsageError,
@@ -180,7 +180,7 @@ def waiting_candidate(state: SessionState) -> Artifact | None:
 
 
 def cmd_refine(args: argparse.Namespace, settings: Settings) -> int:
-    from tui_agent.agents.refinement import RefinementError
+    from tui_agent.agents.refine import RefinementError
 
     try:
         feedback = feedback_from(args)
@@ -203,7 +203,7 @@ def _usage_error(exc: Exception) -> int:
 async def _refine(
     args: argparse.Namespace, settings: Settings, feedback: FieldFeedback | None, reason: str
 ) -> int:
-    from tui_agent.agents.refinement import RefinementError, configured_model, start_refinement
+    from tui_agent.agents.refine import RefinementError, configured_model, start_refinement
 
     json_output = args.output == "json"
     console = Console(stderr=json_output)
@@ -293,7 +293,7 @@ async def _decide(
 ) -> int:
     """Record the decision with its reason (and on accept the re-run); 1 when an accepted
     re-run failed."""
-    from tui_agent.agents.refinement import decide
+    from tui_agent.agents.refine import decide
 
     refreshed = False
     name, version = candidate.name, candidate.version

@@ -1,4 +1,4 @@
-"""The CodeAct action schema (seed 002) and a tolerant parser for model replies.
+"""The CodeAct action schema and a tolerant parser for model replies.
 
 A reply should be one JSON object `{"thought", "action", "code" | "final_answer"}`. Models
 wrap it in prose or ``` fences, leave trailing commas, use Python quoting, or say

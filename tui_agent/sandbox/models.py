@@ -1,4 +1,4 @@
-"""What goes into a sandbox run and what comes back (seed 000 section 1, issue 3)."""
+"""What goes into a sandbox run and what comes back."""
 
 from __future__ import annotations
 

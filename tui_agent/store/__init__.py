@@ -7,7 +7,6 @@ from tui_agent.store.db import Store
 from tui_agent.store.errors import JsonlError, SessionNotFound, StoreError
 from tui_agent.store.jsonl import read_jsonl
 from tui_agent.store.migrations import SCHEMA_VERSION
-from tui_agent.store.paths import default_db_path
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -15,6 +14,5 @@ __all__ = [
     "SessionNotFound",
     "Store",
     "StoreError",
-    "default_db_path",
     "read_jsonl",
 ]

@@ -11,7 +11,6 @@ import json
 from typing import Any
 
 from tui_agent.analysis.logic import field_logic
-from tui_agent.printer import recipe_in_use
 from tui_agent.session import SessionState
 
 READ_WHERE = {
@@ -24,7 +23,7 @@ READ_WHERE = {
 
 def current_logic(state: SessionState, field: str) -> str | None:
     """The binding (recipe sessions) or the lines of code producing `field`; None if unknown."""
-    document = recipe_in_use(state)
+    document = state.recipe_in_use()
     if document is not None:
         return recipe_binding(document, field)
     code = current_code(state)

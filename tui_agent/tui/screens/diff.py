@@ -20,7 +20,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Static
 
 from tui_agent.events import Artifact, RefinementProgress
-from tui_agent.printer import artifact_text
+from tui_agent.formatting import artifact_text
 from tui_agent.session import SessionState
 from tui_agent.tui.paths import styles_dir
 from tui_agent.tui.widgets.diff_view import DiffView

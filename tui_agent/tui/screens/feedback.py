@@ -1,4 +1,4 @@
-"""The feedback modal: structured feedback on one field (seed 000 sections 3-4 and Step 3).
+"""The feedback modal: structured feedback on one field (issue, expected values, notes).
 
 It shows the field's coverage, type and current logic, asks what is wrong (the issue is the
 one required answer), offers the inputs that fit the agent type, guidance notes and expected

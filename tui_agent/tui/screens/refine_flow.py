@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from textual.worker import Worker
 
-from tui_agent.agents.refinement import (
+from tui_agent.agents.refine import (
     RefinementError,
     configured_model,
     decide,

@@ -16,7 +16,7 @@ from textual.content import Content
 from textual.widgets import Markdown, Static
 
 from tui_agent.events import Artifact, VersionDecided
-from tui_agent.printer import artifact_text
+from tui_agent.formatting import artifact_text
 from tui_agent.session import SessionState
 from tui_agent.tui.widgets.step_card import numbered_code
 

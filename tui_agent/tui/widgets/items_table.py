@@ -1,4 +1,4 @@
-"""The items table: extracted items, one column per detected field (seed 000 section 3).
+"""The items table: extracted items, one column per detected field.
 
 Each header shows the field's name, type and a coverage badge coloured by band, with a "Fix"
 marker under 50 %. Cells show at most 100 characters; Enter shows the whole value and `f`

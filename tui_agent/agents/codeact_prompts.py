@@ -1,0 +1,124 @@
+"""The CodeAct conversation's texts: the system prompt and the EXECUTION_RESULT messages.
+
+Execution results go back to the model as `user` messages, not `system` ones: litellm moves
+every system message of an Anthropic or Gemini conversation into the one system prompt (losing
+their place in the conversation), and many open-model chat templates refuse a system message
+after the first turn. A user message is accepted everywhere.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tui_agent.llm import ACTION_FORMAT, Message
+from tui_agent.sandbox.models import ExecuteResult
+
+RESULT_PREFIX = "EXECUTION_RESULT: "
+OUTPUT_LIMIT = 6000
+"""Characters of printed output sent back per run (the start and the end are kept)."""
+RESULT_LIMIT = 2000
+TRACEBACK_LINES = 15
+
+SYSTEM_PROMPT = """\
+You solve the user's task by writing Python code, running it, and reading what it printed.
+Your code runs in a sandbox: a Python interpreter whose variables and imports persist between \
+runs, like a notebook. The working folder is /workspace. {network}
+Print what you need to see; the value of a final bare expression is reported too.
+After each run you get a message starting with "EXECUTION_RESULT:" holding what the code \
+printed, its error and traceback, or why it was stopped. Fix errors with debug_error. When \
+you know the answer, give it to the user with provide_answer.
+{action_format}"""
+
+
+def system_message(network: bool) -> Message:
+    """The system prompt: the sandbox, the loop and the action format."""
+    reach = "The sandbox can reach the network." if network else "The sandbox has no network."
+    return {
+        "role": "system",
+        "content": SYSTEM_PROMPT.format(network=reach, action_format=ACTION_FORMAT),
+    }
+
+
+def task_message(task: str) -> Message:
+    return {"role": "user", "content": task}
+
+
+def assistant_message(action_json: str) -> Message:
+    return {"role": "assistant", "content": action_json}
+
+
+def result_message(result: ExecuteResult, edited_code: str | None = None) -> Message:
+    """`EXECUTION_RESULT: ...` for a finished run; `edited_code` is the code the user ran
+    instead of the proposed one."""
+    body = describe_result(result)
+    if edited_code is not None:
+        body += (
+            "\n\nNote: the user edited your code before it ran. The code that ran:\n"
+            f"```python\n{edited_code.rstrip()}\n```"
+        )
+    return {"role": "user", "content": RESULT_PREFIX + body}
+
+
+def skipped_message() -> Message:
+    """What the model is told when the user chose not to run its code."""
+    return {
+        "role": "user",
+        "content": RESULT_PREFIX + "not run: the user skipped this code. Propose something "
+        "else, or give your answer if you already have it.",
+    }
+
+
+def describe_result(result: ExecuteResult) -> str:
+    """Output, error with a trimmed traceback, and the returned value, as plain text."""
+    parts: list[str] = []
+    output = _output(result)
+    if output:
+        parts.append(output)
+    if result.error is not None:
+        parts.append(f"Error: {result.error.type}: {result.error.message}")
+        trace = _trimmed_traceback(result.error.traceback)
+        if trace:
+            parts.append(trace)
+    elif result.killed_reason:
+        parts.append(f"Stopped: {result.killed_reason}")
+    if result.result is not None:
+        parts.append("Result: " + _cut(_json(result.result), RESULT_LIMIT))
+    if result.non_serializable:
+        parts.append("Not JSON-serializable, left out: " + ", ".join(result.non_serializable))
+    if not parts:
+        return "the code ran and printed nothing."
+    return "\n".join(parts)
+
+
+def _output(result: ExecuteResult) -> str:
+    lines = [
+        ("stderr: " if line.stream == "stderr" else "") + line.text.rstrip("\n")
+        for line in result.logs
+    ]
+    return _cut("\n".join(lines), OUTPUT_LIMIT)
+
+
+def _trimmed_traceback(traceback: str) -> str:
+    """The traceback's last frames, without its final `Type: message` line (already said)."""
+    lines = traceback.rstrip().splitlines()
+    if len(lines) <= 1:
+        return ""
+    body = lines[:-1]
+    if len(body) > TRACEBACK_LINES:
+        body = [f"... {len(body) - TRACEBACK_LINES} earlier lines cut", *body[-TRACEBACK_LINES:]]
+    return "\n".join(body)
+
+
+def _cut(text: str, limit: int) -> str:
+    """`text` with its middle cut when it is longer than `limit` (a third kept from the start)."""
+    if len(text) <= limit:
+        return text
+    head = limit // 3
+    tail = limit - head
+    cut = len(text) - head - tail
+    return f"{text[:head]}\n... [{cut:,} characters cut] ...\n{text[-tail:]}"
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)

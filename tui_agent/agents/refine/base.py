@@ -1,0 +1,190 @@
+"""What code and recipe refinement share: their base, the outcome, and the user's decision.
+
+A refinement appends to an existing session: an original
+Artifact when the session has none, per attempt RefinementProgress, the model's stream and the
+run, then a candidate Artifact and a last RefinementProgress. `decide` records the user's
+VersionDecided and, on accept, re-runs the version so the items table shows its output.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from tui_agent.analysis.models import FieldFeedback, OutputAnalysis
+from tui_agent.analysis.resolution import FieldCheck, percent
+from tui_agent.errors import UserError
+from tui_agent.events import Artifact, ArtifactFormat, Event, RefinementProgress
+from tui_agent.session import SessionState
+
+if TYPE_CHECKING:
+    from tui_agent.config import Settings
+    from tui_agent.llm import LLM
+
+MAX_ATTEMPTS = 5
+TARGET_COVERAGE = 0.8
+
+
+class RefinementError(UserError):
+    """A session that cannot be refined or decided on; the message is one line."""
+
+
+@dataclass
+class RefinementOutcome:
+    """How a refinement ended: its candidate (None when no attempt improved anything)."""
+
+    name: str
+    candidate: Artifact | None
+    fixed: list[str] = field(default_factory=list)
+    remaining: list[str] = field(default_factory=list)
+    attempts: int = 0
+    items: list[Any] = field(default_factory=list)
+    analysis: OutputAnalysis | None = None
+    error: str | None = None
+
+
+class Refinement(ABC):
+    """A refinement ready to run; `outcome` is set when `run` is exhausted.
+
+    The constructor checks everything that would stop it before anything is recorded
+    (RefinementError, one line): the feedback and the limits here, the rest in `_prepare`.
+    """
+
+    name: ClassVar[str]
+    """The artifact it refines ("code", "recipe")."""
+    format: ClassVar[ArtifactFormat]
+
+    def __init__(
+        self,
+        state: SessionState,
+        feedback: list[FieldFeedback],
+        *,
+        settings: Settings,
+        llm: LLM | None = None,
+        max_attempts: int = MAX_ATTEMPTS,
+        target_coverage: float = TARGET_COVERAGE,
+    ) -> None:
+        if not feedback:
+            raise RefinementError("no feedback to act on: name at least one field and its issue")
+        if max_attempts < 1:
+            raise RefinementError("max attempts must be at least 1")
+        if not 0 < target_coverage <= 1:
+            raise RefinementError("the target coverage must be above 0 and at most 1 (e.g. 0.8)")
+        self.feedback = list(feedback)
+        self.llm = llm
+        self.max_attempts = max_attempts
+        self.target_coverage = target_coverage
+        self.outcome: RefinementOutcome | None = None
+        in_use = self._prepare(state, settings)
+        self.original = original_artifact(state, self.name, in_use, self.format)
+        """Version 1, recorded first when the session has no artifact of this name yet."""
+        self.version = next_version(state, self.name) + (1 if self.original else 0)
+        """The version number of the candidate."""
+
+    @abstractmethod
+    def _prepare(self, state: SessionState, settings: Settings) -> str:
+        """Check and take from the session what the refinement needs; the content in use."""
+
+    @abstractmethod
+    def run(self) -> AsyncIterator[Event]:
+        """The refinement's events; sets `outcome` at the end."""
+
+    def progress(
+        self,
+        attempt: int,
+        message: str,
+        fixed: Sequence[str],
+        remaining: Sequence[FieldFeedback],
+    ) -> RefinementProgress:
+        """A RefinementProgress of this refinement."""
+        return RefinementProgress(
+            attempt=attempt,
+            max_attempts=self.max_attempts,
+            message=message,
+            fixed=list(fixed),
+            remaining=[f.field for f in remaining],
+        )
+
+    def attempt_started(
+        self, attempt: int, fixed: Sequence[str], remaining: Sequence[FieldFeedback]
+    ) -> RefinementProgress:
+        """ "Attempt 2/5: fixing price (missing)"."""
+        message = f"Attempt {attempt}/{self.max_attempts}: fixing {named_feedback(remaining)}"
+        return self.progress(attempt, message, fixed, remaining)
+
+    def candidate(self, content: str, attempt: int, checks: Sequence[FieldCheck]) -> Artifact:
+        """The candidate Artifact: `content` as the best attempt left it."""
+        return Artifact(
+            name=self.name,
+            content=content,
+            format=self.format,
+            version=self.version,
+            candidate=True,
+            origin=f"refinement attempt {attempt}",
+            summary=version_summary(checks),
+        )
+
+
+def is_recipe_session(state: SessionState) -> bool:
+    """Whether the session's items come from a recipe rather than from code."""
+    return bool(state.artifacts.get("recipe")) or "recipe" in state.test_context
+
+
+def configured_model(settings: Settings) -> tuple[LLM | None, str | None]:
+    """The configured model (None when there is none), or None and why it cannot be used:
+    a fast path needs no model, and a refinement that does is refused with the reason."""
+    from tui_agent.llm import LLM
+    from tui_agent.llm.errors import LLMError
+
+    if not settings.model:
+        return None, None
+    try:
+        return LLM(settings.model, api_base=settings.api_base), None
+    except LLMError as exc:
+        return None, str(exc)
+
+
+def next_version(state: SessionState, name: str) -> int:
+    """The version number the next artifact called `name` gets."""
+    return max((a.version for a in state.artifacts.get(name, ())), default=0) + 1
+
+
+def original_artifact(
+    state: SessionState, name: str, content: str, format: ArtifactFormat
+) -> Artifact | None:
+    """Version 1 (the version in use) when the session has no artifact `name` yet."""
+    if state.artifacts.get(name):
+        return None
+    return Artifact(name=name, content=content, format=format, version=1, origin="original")
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def named_feedback(feedback: Sequence[FieldFeedback]) -> str:
+    """ "price (missing), title (wrong)"."""
+    return ", ".join(f"{f.field} ({f.issue})" for f in feedback)
+
+
+def progress_message(fixed: Sequence[str], remaining: Sequence[FieldFeedback]) -> str:
+    """ "Fixed 1 field, 1 remaining" (as an attempt's progress)."""
+    return f"Fixed {plural(len(fixed), 'field')}, {len(remaining)} remaining"
+
+
+def outcome_message(fixed: Sequence[str], remaining: Sequence[FieldFeedback]) -> str:
+    """The last progress line: "Fixed 2 fields", "Fixed 1 field, 1 remaining: price (wrong)"."""
+    if not remaining:
+        return f"Fixed {plural(len(fixed), 'field')}"
+    named = named_feedback(remaining)
+    return f"Fixed {plural(len(fixed), 'field')}, {len(remaining)} remaining: {named}"
+
+
+def version_summary(checks: Sequence[FieldCheck]) -> str:
+    """ "title 0% -> 100% (fixed); price 100% -> 100%" for a candidate artifact."""
+    return "; ".join(
+        f"{c.field} {percent(c.before)} -> {percent(c.after)}" + (" (fixed)" if c.resolved else "")
+        for c in checks
+    )

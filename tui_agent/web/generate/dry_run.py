@@ -1,0 +1,192 @@
+"""A recipe tried on a few items before it is accepted: its events, what it saved, a verdict.
+
+The dry run loads the URL in a fresh page and runs the recipe with the real RecipeExecutor,
+capped at a few items, and stopped once more items failed than it wants to save (details
+that block the list would fail every item after the first). Its tool calls are re-numbered
+(`dry1-c3`) so they never collide with the real run's, and the items it saves come out as Log
+lines, not ItemsExtracted: only the real run fills the session's table. `verdict` then says
+whether the recipe works, and if not, which binding failed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from playwright.async_api import Error as PlaywrightError
+
+from tui_agent.events import Event, ItemsExtracted, Log, ToolCall, ToolResult
+from tui_agent.web.browser import Browser, BrowserError
+from tui_agent.web.recipe import (
+    BrowserGone,
+    FieldSelector,
+    HardFailure,
+    RecipeExecutor,
+    RecipeFile,
+    conditions,
+    first_line,
+)
+
+LOAD_TIMEOUT_MS = 30_000
+PREVIEW_CHARS = 240
+
+
+class DryRunAborted(Exception):
+    """The dry run could not happen at all (page not loadable, browser gone): one line."""
+
+
+@dataclass
+class DryRunResult:
+    """What one dry run saved and saw."""
+
+    items: list[dict[str, Any]] = field(default_factory=list)
+    present: int = 0
+    """How many list items the page showed (the most seen at any point)."""
+    failure: str | None = None
+    """The executor's hard failure, if it stopped early."""
+    skipped: list[str] = field(default_factory=list)
+    """Why items were skipped (the executor's warnings)."""
+    gave_up: bool = False
+    """Stopped early: more items were skipped than the dry run wanted to save."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A dry run judged: `error` None means accepted; `empty` names the fields never read."""
+
+    error: str | None
+    empty: dict[str, str] = field(default_factory=dict)
+    """Field name -> the binding it was read by, e.g. 'DETAILS_FIELDS price (`.price`)'."""
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def named_fields(recipe: RecipeFile) -> dict[str, str]:
+    """Every named field of the recipe -> the binding that produces it (details win)."""
+    bindings = recipe.bindings
+    found = {name: _describe("ITEM_FIELDS", name, f) for name, f in bindings.ITEM_FIELDS.items()}
+    for name, spec in bindings.DETAILS_FIELDS.items():
+        found[name] = _describe("DETAILS_FIELDS", name, spec)
+    return found
+
+
+def _describe(binding: str, name: str, spec: FieldSelector) -> str:
+    attribute = f" @{spec.attribute}" if spec.attribute else ""
+    return f"{binding} {name} (`{spec.selector}`{attribute})"
+
+
+def verdict(recipe: RecipeFile, result: DryRunResult, wanted: int) -> Verdict:
+    """Accepted when the dry run saved min(wanted, items shown) items (at least one) and
+    each named field was read (non-empty) in at least one of them."""
+    saved = len(result.items)
+    if result.failure is not None:
+        return Verdict(f"the dry run stopped after {saved} items: {result.failure}")
+    need = max(1, min(wanted, result.present))
+    if saved < need:
+        why = result.skipped[0] if result.skipped else "no item reached a SAVE"
+        if result.gave_up:
+            why += f" ({len(result.skipped)} items skipped: stopped)"
+        return Verdict(
+            f"the dry run saved {saved} of {need} items: {why}" + _blocked(recipe, result)
+        )
+    empty = {
+        name: described
+        for name, described in named_fields(recipe).items()
+        if all(item.get(name) in (None, "") for item in result.items)
+    }
+    if empty:
+        listed = "; ".join(empty.values())
+        return Verdict(f"empty in all {saved} dry-run items: {listed}", empty)
+    return Verdict(None)
+
+
+def _blocked(recipe: RecipeFile, result: DryRunResult) -> str:
+    """A hint when items after a saved one could not be clicked and nothing closes details."""
+    bindings = recipe.bindings
+    unclickable = any("could not be clicked" in reason for reason in result.skipped)
+    modal_like = bindings.CLICK_BEHAVIOR == "shows_panel" and not bindings.CLOSE_DETAILS
+    if not (result.items and unclickable and modal_like):
+        return ""
+    return (
+        "; the first item's details may still cover the list (a modal): name the control "
+        "that closes them as CLOSE_DETAILS"
+    )
+
+
+def preview(item: dict[str, Any], recipe: RecipeFile) -> str:
+    """An item's named fields (or its link and text) in one short line."""
+    names = list(named_fields(recipe)) or ["link", "text"]
+    shown = json.dumps({name: item.get(name) for name in names}, ensure_ascii=False)
+    return shown if len(shown) <= PREVIEW_CHARS else shown[: PREVIEW_CHARS - 1] + "…"
+
+
+class DryRun:
+    """One dry run of `recipe` on `url`: iterate `run()` for its events, then read `result`.
+
+    `run()` raises DryRunAborted when the page cannot be loaded or the browser is gone.
+    """
+
+    def __init__(
+        self, browser: Browser, url: str, recipe: RecipeFile, *, items: int, number: int = 1
+    ) -> None:
+        self.browser = browser
+        self.url = url
+        self.recipe = recipe
+        self.items = items
+        self.prefix = f"dry{number}"
+        self.result = DryRunResult()
+
+    async def run(self) -> AsyncIterator[Event]:
+        try:
+            page = await self.browser.page()
+        except BrowserError as exc:
+            raise DryRunAborted(str(exc)) from None
+        try:
+            try:
+                await page.goto(self.url, timeout=LOAD_TIMEOUT_MS)
+            except PlaywrightError as exc:
+                raise DryRunAborted(f"cannot load {self.url}: {first_line(exc)}") from None
+            executor = RecipeExecutor(
+                page, self.recipe, max_items=self.items, crashed=lambda: self.browser.crashed
+            )
+            try:
+                async with contextlib.aclosing(executor.run()) as events:
+                    async for event in events:
+                        yield self._relabel(event)
+                        if len(self.result.skipped) > self.items:
+                            self.result.gave_up = True
+                            break
+            except HardFailure as exc:
+                self.result.failure = first_line(exc)
+            except BrowserGone as exc:
+                raise DryRunAborted(str(exc)) from None
+            self.result.items = list(executor.items)
+            with contextlib.suppress(PlaywrightError):
+                shown, _ = await conditions.list_signature(page, self.recipe.bindings)
+                self.result.present = max(self.result.present, shown)
+        finally:
+            with contextlib.suppress(PlaywrightError):
+                await page.context.close()
+
+    def _relabel(self, event: Event) -> Event:
+        """The executor's event as the dry run reports it."""
+        match event:
+            case ToolCall() | ToolResult():
+                if isinstance(event, ToolResult):
+                    shown = event.facts.get("shown")
+                    if isinstance(shown, int):
+                        self.result.present = max(self.result.present, shown)
+                return event.model_copy(update={"call_id": f"{self.prefix}-{event.call_id}"})
+            case ItemsExtracted():
+                lines = [preview(item, self.recipe) for item in event.items]
+                return Log(level="info", message=f"dry run item: {'; '.join(lines)}")
+            case Log():
+                if event.level == "warning":
+                    self.result.skipped.append(event.message)
+                return event.model_copy(update={"message": f"dry run: {event.message}"})
+        return event

@@ -1,0 +1,317 @@
+"""Filter, sort and search generators: recipe fragments that change the list as the task asks.
+
+Each generator finds candidate controls among the page's (`controls.py`), writes the fragment
+for one (SELECT / TYPE, then CLICK the submit or PRESS Enter, then WAIT_FOR the items) and keeps
+it only once `ProofBench.prove` ran it on a freshly loaded page and the list changed as asked:
+filter -> every item shows the chosen option, sort -> the items' values are in order, search ->
+every item contains the term. With an `llm`, the model picks the control when no heuristic
+match exists; its answer is checked against the controls found and proved the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+from tui_agent.events import Event, Log
+from tui_agent.web.generate.controls import (
+    Control,
+    Option,
+    filter_controls,
+    filter_matches,
+    search_inputs,
+    sort_matches,
+)
+from tui_agent.web.generate.list_checks import Check, check_filter, check_search, check_sort
+from tui_agent.web.generate.proof import ProofBench
+from tui_agent.web.plan import SORT_KEYS, Fragment, GeneratorName
+
+MAX_CANDIDATES = 2
+"""Controls / options tried per need before giving up (each try is a page load)."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A control and what to do with it: an option to choose, or (inputs) None."""
+
+    control: Control
+    option: Option | None = None
+
+
+def _fragment_commands(
+    candidate: Candidate, text: str | None, item_selector: str
+) -> list[list[dict[str, Any]]]:
+    """The ways to apply a candidate, most likely first: via its submit, or on its own."""
+    control, option = candidate.control, candidate.option
+    if option is not None:
+        value = (
+            {"value": option.value}
+            if sum(o.value == option.value for o in control.options) == 1
+            else {"label": option.label}
+        )
+        first: dict[str, Any] = {"type": "SELECT", "selector": control.selector, **value}
+    else:
+        first = {"type": "TYPE", "selector": control.selector, "text": text or ""}
+    wait = {"type": "WAIT_FOR", "condition": {"exists": item_selector}}
+    enter = {"type": "PRESS", "selector": control.selector, "key": "Enter"}
+    variants = []
+    if control.submit:
+        variants.append([first, {"type": "CLICK", "selector": control.submit}, wait])
+    variants.append([first, enter, wait] if option is None else [first, wait])
+    return variants
+
+
+class FragmentGenerator(ABC):
+    """Find candidates, write their fragments, keep the first that runs and is verified."""
+
+    name: GeneratorName
+    purpose: str
+
+    def __init__(self, bench: ProofBench, task: str) -> None:
+        self.bench = bench
+        self.task = task
+        self.fragment: Fragment | None = None
+        self.chosen: Candidate | None = None
+        self.error: str | None = None
+        self._verdict = Check(False, "not run")
+        self._model_choice: list[Candidate] = []
+
+    @abstractmethod
+    def want(self) -> str:
+        """What the generator is asked to do, in words."""
+
+    @abstractmethod
+    def offered(self) -> list[Control]:
+        """The controls the model may choose from when no heuristic match exists."""
+
+    @abstractmethod
+    def candidates(self) -> list[Candidate]:
+        """Heuristic matches, best first."""
+
+    @abstractmethod
+    def check(self, candidate: Candidate, after: list[dict[str, Any]]) -> Check:
+        """Whether the list after the candidate's fragment is what was asked."""
+
+    @abstractmethod
+    def describe(self, candidate: Candidate) -> tuple[str, str]:
+        """The fragment's description and option (`filterOption`)."""
+
+    def text(self) -> str | None:
+        """What a TYPE command types (search only)."""
+        return None
+
+    async def run(self) -> AsyncIterator[Event]:
+        """Try the candidates (or the model's pick); sets `fragment`, `chosen` or `error`."""
+        candidates = self.candidates()[:MAX_CANDIDATES]
+        if not candidates:
+            async for event in self._ask_model():
+                yield event
+            candidates = self._model_choice
+            if not candidates:
+                return
+        tried = []
+        for candidate in candidates:
+            for commands in _fragment_commands(candidate, self.text(), self.bench.item_selector):
+                async for event in self._verify(candidate, commands):
+                    yield event
+                if self._verdict.ok:
+                    description, option = self.describe(candidate)
+                    self.chosen = candidate
+                    self.fragment = Fragment(
+                        generator=self.name,
+                        description=description,
+                        target=candidate.control.selector,
+                        option=option,
+                        commands=commands,
+                        verified=True,
+                        evidence=self._verdict.evidence,
+                    )
+                    yield Log(message=f"{self.name}: {description}: {self._verdict.evidence}")
+                    return
+                tried.append(self._verdict.evidence)
+        self.error = f"{self.name} could not {self.want()}: " + "; ".join(dict.fromkeys(tried))
+        yield Log(level="warning", message=self.error)
+
+    async def _verify(
+        self, candidate: Candidate, commands: list[dict[str, Any]]
+    ) -> AsyncIterator[Event]:
+        """Prove the candidate's fragment on a freshly loaded page."""
+        async for event in self.bench.prove(
+            f"check_{self.purpose}",
+            {"want": self.want()},
+            commands,
+            lambda items: self.check(candidate, items),
+        ):
+            yield event
+        self._verdict = self.bench.verdict
+
+    async def _ask_model(self) -> AsyncIterator[Event]:
+        """No heuristic match: the model (if any) picks one of the controls found."""
+        offered = self.offered()
+        problem = ""
+        if not offered:
+            kind = "text inputs" if self.purpose == "search" else "select controls"
+            problem = f"the page has no {kind}"
+        elif self.bench.llm is None:
+            found = "; ".join(control.brief() for control in offered)
+            problem = f"nothing on the page matches (found {found})"
+        else:
+            reply = await self.bench.llm.complete(
+                self._prompt(offered), want_json=True, purpose=f"{self.purpose} control"
+            )
+            yield reply.call
+            candidate, problem = self._read_answer(reply.text, offered)
+            if candidate is not None:
+                yield Log(message=f"{self.name}: the model chose {self.describe(candidate)[0]}")
+                self._model_choice = [candidate]
+                return
+        self.error = f"{self.name} could not {self.want()}: {problem}"
+        yield Log(level="warning", message=self.error)
+
+    def _prompt(self, offered: list[Control]) -> list[dict[str, str]]:
+        listing = "\n".join(f"- {control.describe()}" for control in offered)
+        if self.purpose == "search":
+            answer = '{"selector": "<the search input\'s selector>"}'
+        else:
+            answer = '{"selector": "<the select\'s selector>", "value": "<the option\'s value>"}'
+        return [
+            {
+                "role": "system",
+                "content": "You help a web scraper use a page's list controls. "
+                "Reply with one JSON object and nothing else.",
+            },
+            {
+                "role": "user",
+                "content": f"Task: {self.task}\nWanted: {self.want()}\n"
+                f"Controls on the page:\n{listing}\n\n"
+                f"Answer {answer} for the control that does this, or "
+                '{"selector": null, "reason": "<why>"} if none does.',
+            },
+        ]
+
+    def _read_answer(self, text: str, offered: list[Control]) -> tuple[Candidate | None, str]:
+        answer = _json_object(text)
+        if answer is None:
+            return None, f"the model's answer is not a JSON object: {text[:120]!r}"
+        selector = answer.get("selector")
+        if not selector:
+            reason = answer.get("reason") or "no reason given"
+            return None, f"the model found no control for it ({reason})"
+        control = next((c for c in offered if _same(c.selector, str(selector))), None)
+        if control is None:
+            return None, f"the model named {selector!r}, which is not one of the controls found"
+        if self.purpose == "search":
+            return Candidate(control), ""
+        value = str(answer.get("value", ""))
+        option = control.option(value) or next(
+            (o for o in control.options if o.label == value), None
+        )
+        if option is None:
+            return None, f"the model chose option {value!r}, which {selector!r} does not have"
+        return Candidate(control, option), ""
+
+
+def _same(selector: str, named: str) -> bool:
+    """The same selector, however the model quoted or spaced it."""
+    return re.sub(r"[\s\"']", "", selector) == re.sub(r"[\s\"']", "", named)
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    match = re.search(r"\{.*\}", text, re.DOTALL)
+    if not match:
+        return None
+    try:
+        value = json.loads(match.group(0))
+    except json.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+class FilterGenerator(FragmentGenerator):
+    """Narrows the list to one value: a select option whose label or value names it."""
+
+    name: GeneratorName = "FilterGenerator"
+    purpose = "filter"
+
+    def __init__(self, bench: ProofBench, task: str, value: str) -> None:
+        super().__init__(bench, task)
+        self.value = value
+
+    def want(self) -> str:
+        return f"filter the list to {self.value!r}"
+
+    def offered(self) -> list[Control]:
+        return filter_controls(self.bench.controls)
+
+    def candidates(self) -> list[Candidate]:
+        return [Candidate(c, o) for c, o in filter_matches(self.bench.controls, self.value)]
+
+    def check(self, candidate: Candidate, after: list[dict[str, Any]]) -> Check:
+        assert candidate.option is not None
+        return check_filter(candidate.option.label, self.bench.baseline, after)
+
+    def describe(self, candidate: Candidate) -> tuple[str, str]:
+        assert candidate.option is not None
+        label, selector = candidate.option.label, candidate.control.selector
+        return f"filter to {label!r} with `{selector}`", candidate.option.value
+
+
+class SortGenerator(FragmentGenerator):
+    """Orders the list: a select option whose meaning is the wanted order."""
+
+    name: GeneratorName = "SortGenerator"
+    purpose = "sort"
+
+    def __init__(self, bench: ProofBench, task: str, sort: str) -> None:
+        super().__init__(bench, task)
+        self.sort = sort
+
+    def want(self) -> str:
+        return f"sort the list by {SORT_KEYS[self.sort]}"
+
+    def offered(self) -> list[Control]:
+        return [control for control in self.bench.controls if control.kind == "select"]
+
+    def candidates(self) -> list[Candidate]:
+        return [Candidate(c, o) for c, o in sort_matches(self.bench.controls, self.sort)]
+
+    def check(self, candidate: Candidate, after: list[dict[str, Any]]) -> Check:
+        return check_sort(self.sort, after)
+
+    def describe(self, candidate: Candidate) -> tuple[str, str]:
+        assert candidate.option is not None
+        label, selector = candidate.option.label, candidate.control.selector
+        return f"sort by {label!r} with `{selector}`", candidate.option.value
+
+
+class SearchGenerator(FragmentGenerator):
+    """Searches the list: types the term into the search box and submits it."""
+
+    name: GeneratorName = "SearchGenerator"
+    purpose = "search"
+
+    def __init__(self, bench: ProofBench, task: str, term: str) -> None:
+        super().__init__(bench, task)
+        self.term = term
+
+    def want(self) -> str:
+        return f"search for {self.term!r}"
+
+    def offered(self) -> list[Control]:
+        return [control for control in self.bench.controls if control.kind == "input"]
+
+    def candidates(self) -> list[Candidate]:
+        return [Candidate(control) for control in search_inputs(self.bench.controls)]
+
+    def text(self) -> str:
+        return self.term
+
+    def check(self, candidate: Candidate, after: list[dict[str, Any]]) -> Check:
+        return check_search(self.term, self.bench.baseline, after)
+
+    def describe(self, candidate: Candidate) -> tuple[str, str]:
+        return f"search for {self.term!r} in `{candidate.control.selector}`", self.term

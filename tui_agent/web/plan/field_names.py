@@ -1,0 +1,425 @@
+"""Named fields from a block of a page: which element holds the title, the price, the date...
+
+`CANDIDATES_JS` collects, in the page, every shown element of a block (a list item, a details
+panel, a detail page's main content) with what hints at its meaning: class names, `itemprop`
+and `data-field` attributes, a `dt`/`th`/"Label:" label, heading tags, links, images, and a
+selector relative to the block whose first match is that element. `name_fields` then names
+them in Python: the strongest hint per name wins (itemprop > data attribute > class name >
+label > tag > value pattern), values that fit the name's pattern beat those that do not, and a
+single element beats a repeated one (a tag list's container over one of its tags).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tui_agent.web.plan.strategy import StrategyField
+
+# arg: {root: selector, index: which match of it, inner: selector inside it that is the block
+# (or null), item: mark the main link (a list item's link to its details)}.
+# Returns null when the block is not there, else its candidates in document order.
+CANDIDATES_JS = r"""
+(arg) => {
+  const outer = [...document.querySelectorAll(arg.root)][arg.index || 0];
+  const root = outer && arg.inner ? outer.querySelector(arg.inner) : outer;
+  if (!root) return null;
+  const clean = (text) => (text || "").replace(/\s+/g, " ").trim();
+  const SKIP = "script, style, template, noscript, svg, button, select, option, input, " +
+    "textarea, form, nav, iframe, canvas";
+  const DATA = ["data-field", "data-name", "data-testid", "data-test", "data-qa"];
+  const STATE = new RegExp("^(is-|has-|js-)|^(active|selected|current|open|opened|expanded|" +
+    "collapsed|show|shown|hidden|visible|focus|hover|disabled|loading|loaded|new)$");
+  const goodClass = (c) => c.length <= 40 && !STATE.test(c) && !/\d{3,}/.test(c) &&
+    /^[A-Za-z_][\w-]*$/.test(c);
+  const shown = (el) => el.checkVisibility ? el.checkVisibility() : el.offsetParent !== null;
+  const left = (el) => el.closest(SKIP) !== null && root.contains(el.closest(SKIP));
+  const quote = (value) => '"' + value.replace(/["\\]/g, "\\$&") + '"';
+  const simple = (el) => {
+    const tag = el.tagName.toLowerCase();
+    const out = [];
+    const prop = el.getAttribute("itemprop");
+    if (prop) out.push(`[itemprop=${quote(prop)}]`);
+    for (const name of DATA) {
+      const value = el.getAttribute(name);
+      if (value) out.push(`[${name}=${quote(value)}]`);
+    }
+    const classes = [...el.classList].filter(goodClass).map((c) => "." + CSS.escape(c));
+    out.push(...classes, ...classes.map((c) => tag + c));
+    if (classes.length > 1) out.push(tag + classes.join(""));
+    out.push(tag);
+    return out;
+  };
+  const firstIs = (selector, el) => {
+    try { return root.querySelector(selector) === el; } catch { return false; }
+  };
+  const paths = new Map();
+  const path = (el) => {
+    if (el === root) return ":scope";
+    if (paths.has(el)) return paths.get(el);
+    let found = simple(el).find((selector) => firstIs(selector, el));
+    if (!found) {
+      const parent = el.parentElement;
+      const base = path(parent);
+      const same = [...parent.children].filter((c) => c.tagName === el.tagName);
+      const nth = `${el.tagName.toLowerCase()}:nth-of-type(${same.indexOf(el) + 1})`;
+      const own = simple(el)[0];
+      found = [`${base} > ${own}`, `${base} > ${nth}`].find((s) => firstIs(s, el)) ||
+        `${base} > ${nth}`;
+    }
+    paths.set(el, found);
+    return found;
+  };
+  const labels = new Set();
+  const textOf = (el) => clean(el.innerText);
+  const labelOf = (el) => {
+    if (el.tagName === "DD") {
+      let dt = el.previousElementSibling;
+      while (dt && dt.tagName !== "DT") dt = dt.previousElementSibling;
+      if (dt) { labels.add(dt); return textOf(dt); }
+    }
+    if (el.tagName === "TD") {
+      const th = el.parentElement.querySelector("th");
+      if (th && el.parentElement.children.length === 2) { labels.add(th); return textOf(th); }
+    }
+    const prev = el.previousElementSibling;
+    if (prev && !prev.children.length) {
+      const text = textOf(prev);
+      const tagged = ["LABEL", "DT", "TH"].includes(prev.tagName);
+      if (text.length <= 40 && (tagged || /:$/.test(text))) {
+        labels.add(prev);
+        return text.replace(/:$/, "").trim();
+      }
+    }
+    return null;
+  };
+  const real = (a) => !/^\s*(#|javascript:)/i.test(a.getAttribute("href") || "#");
+  let main = null;
+  if (arg.item) {
+    const links = [...root.querySelectorAll("a[href]")].filter((a) => real(a) && !left(a));
+    main = root.matches("a[href]") && real(root) ? root :
+      links.find((a) => a.closest("h1, h2, h3, h4, h5, h6")) ||
+      links.find((a) => textOf(a).length >= 3) || links[0] || null;
+  }
+  const repeats = (el) => {
+    const key = [...el.classList].sort().join(" ");
+    if (!key || !el.parentElement) return 1;
+    return [...el.parentElement.children].filter(
+      (c) => c.tagName === el.tagName && [...c.classList].sort().join(" ") === key).length;
+  };
+  const all = [root, ...root.querySelectorAll("*")].slice(0, 600);
+  const index = new Map();
+  const out = [];
+  const elements = [];
+  for (const el of all) {
+    if (el !== root && (left(el) || !shown(el))) continue;
+    const label = el === root ? null : labelOf(el);
+    const text = textOf(el).slice(0, 300);
+    const href = el.matches("a[href]") && real(el) ? el.href : null;
+    const src = el.tagName === "IMG" ? (el.currentSrc || el.src || null) : null;
+    if (el === root && el !== main) continue;
+    if (!text && !href && !src) continue;
+    const ancestors = [];
+    for (let up = el.parentElement; up && up !== root.parentElement; up = up.parentElement) {
+      if (index.has(up)) ancestors.push(index.get(up));
+    }
+    const selector = path(el);
+    const attributes = {};
+    for (const name of ["itemprop", ...DATA, "datetime"]) {
+      const value = el.getAttribute(name);
+      if (value) attributes[name] = value;
+    }
+    index.set(el, out.length);
+    elements.push(el);
+    out.push({
+      index: out.length, selector, tag: el.tagName.toLowerCase(), text,
+      classes: [...el.classList].filter(goodClass), attributes, label, href, src,
+      repeated: el === root ? 1 : repeats(el), ancestors, main_link: el === main,
+    });
+  }
+  return out.filter((c) => !labels.has(elements[c.index]));
+}
+"""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One element of a block, as CANDIDATES_JS describes it."""
+
+    index: int
+    selector: str
+    tag: str
+    text: str = ""
+    classes: tuple[str, ...] = ()
+    attributes: dict[str, str] = field(default_factory=dict)
+    label: str | None = None
+    href: str | None = None
+    src: str | None = None
+    repeated: int = 1
+    """How many siblings share its tag and classes (a tag among tags: more than 1)."""
+    ancestors: tuple[int, ...] = ()
+    """Indexes of the candidates that contain this one."""
+    main_link: bool = False
+    """The block's main link (a list item's link to its details)."""
+
+    @classmethod
+    def from_page(cls, data: dict[str, Any]) -> Candidate:
+        return cls(
+            index=data["index"],
+            selector=data["selector"],
+            tag=data["tag"],
+            text=data.get("text") or "",
+            classes=tuple(data.get("classes") or ()),
+            attributes=dict(data.get("attributes") or {}),
+            label=data.get("label"),
+            href=data.get("href"),
+            src=data.get("src"),
+            repeated=data.get("repeated", 1),
+            ancestors=tuple(data.get("ancestors") or ()),
+            main_link=bool(data.get("main_link")),
+        )
+
+
+FIELD_ORDER = (
+    "title",
+    "price",
+    "currency",
+    "rating",
+    "date",
+    "seller",
+    "category",
+    "tags",
+    "description",
+    "url",
+    "image",
+)
+"""The usual names, in the order a record shows them (other names follow, A-Z)."""
+
+SYNONYMS: dict[str, tuple[str, ...]] = {
+    "title": ("title", "headline", "heading", "productname", "itemname"),
+    "price": ("price", "cost", "amount", "fee", "msrp", "offerprice", "saleprice"),
+    "currency": ("currency", "pricecurrency", "curr"),
+    "rating": ("rating", "ratingvalue", "score", "stars"),
+    "date": (
+        "date",
+        "posted",
+        "published",
+        "listed",
+        "updated",
+        "created",
+        "datetime",
+        "pubdate",
+        "datepublished",
+        "datecreated",
+        "added",
+        "since",
+    ),
+    "seller": ("seller", "vendor", "merchant", "soldby", "shop", "store", "retailer"),
+    "category": ("category", "categories", "department", "genre", "section"),
+    "tags": ("tags", "keywords", "labels"),
+    "description": ("description", "desc", "summary", "excerpt", "blurb", "abstract", "synopsis"),
+    "url": ("url", "permalink", "href"),
+    "image": ("image", "img", "photo", "picture", "thumbnail"),
+    "author": ("author", "by", "byline", "writer", "creator"),
+    "brand": ("brand", "manufacturer", "make"),
+    "company": ("company", "employer", "organization", "organisation"),
+    "location": ("location", "city", "place", "region", "address"),
+    "salary": ("salary", "pay", "compensation", "wage"),
+    "availability": ("availability", "stock", "instock"),
+    "reviews": ("reviews", "reviewcount", "ratingcount"),
+    "sku": ("sku", "mpn", "gtin", "isbn"),
+    "condition": ("condition",),
+}
+"""Canonical field name -> the words (class-name tokens, labels, itemprops) that mean it."""
+WEAK: dict[str, str] = {"name": "title", "link": "url", "time": "date", "tag": "tags"}
+"""Words that hint at a name only when nothing stronger does ("seller-name" is a seller; one
+"tag" of a list of tags is a weaker "tags" than the list itself)."""
+_WORDS = {word: name for name, words in SYNONYMS.items() for word in words}
+
+PRICE = re.compile(
+    r"^(?:[$€£¥₹]\s?\d[\d,]*(?:\.\d{1,2})?|\d[\d,.]*\s?(?:[$€£¥₹]|USD|EUR|GBP|kr|zł))$"
+)
+PRICE_LOOSE = re.compile(r"[$€£¥₹]\s?\d|\d\s?(?:[$€£¥₹]|USD|EUR|GBP)\b")
+CURRENCY = re.compile(r"^(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|NZD|CNY|INR|SEK|NOK|DKK|PLN|CZK|BRL)$")
+DATE = re.compile(
+    r"^(?:\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+Z?)?|\d{1,2}[/.]\d{1,2}[/.]\d{2,4}"
+    r"|(?:\d{1,2}\s)?[A-Z][a-z]{2,8}\.?\s\d{1,2}(?:st|nd|rd|th)?,?\s\d{4}"
+    r"|\d{1,2}\s[A-Z][a-z]{2,8}\s\d{4})$"
+)
+RATING = re.compile(r"^(?:10(?:\.0)?|\d\.\d{1,2}|\d\s*(?:/\s*(?:5|10)|stars?|out of 5))$")
+_SPLIT = re.compile(r"[-_\s:]+|(?<=[a-z])(?=[A-Z])")
+VALUE_KINDS = (("price", PRICE), ("currency", CURRENCY), ("date", DATE), ("rating", RATING))
+
+
+def words(text: str) -> list[str]:
+    """The lower-case words of a class name or label ("field-price" -> ["field", "price"])."""
+    return [word.lower() for word in _SPLIT.split(text.strip()) if word]
+
+
+def canonical(text: str) -> tuple[str, bool] | None:
+    """The field name `text` (a class, label or attribute value) means, and whether strongly.
+
+    The last strong word wins ("card-price" -> price, "price-currency" -> currency), then a
+    joined pair ("sold-by" -> seller), then the whole ("productName" -> title); weak words
+    ("name", "link", "time") count only when no strong one is there.
+    """
+    tokens = [re.sub(r"[^a-z0-9]", "", token) for token in words(text)]
+    tokens = [token for token in tokens if token]
+    whole = "".join(tokens)
+    if whole in _WORDS:
+        return _WORDS[whole], True
+    for first, second in zip(reversed(tokens[:-1]), reversed(tokens[1:]), strict=True):
+        if first + second in _WORDS:
+            return _WORDS[first + second], True
+    for token in reversed(tokens):
+        for form in (token, token.removesuffix("s"), re.sub(r"ies$", "y", token)):
+            if form in _WORDS:
+                return _WORDS[form], True
+    for token in reversed(tokens):
+        if token in WEAK:
+            return WEAK[token], False
+    return None
+
+
+def label_name(label: str) -> str | None:
+    """A label's field name: a known one ("Listed" -> date), else its words in snake_case."""
+    known = canonical(label)
+    if known is not None:
+        return known[0]
+    tokens = [re.sub(r"[^a-z0-9]", "", token) for token in words(label)]
+    tokens = [token for token in tokens if token]
+    if not tokens or len(tokens) > 3 or not tokens[0][0].isalpha():
+        return None
+    return "_".join(tokens)
+
+
+def value_kind(text: str) -> str | None:
+    """The field a value looks like on its own: price, currency, date or rating (else None)."""
+    return next((name for name, pattern in VALUE_KINDS if pattern.match(text.strip())), None)
+
+
+def fit(name: str, candidate: Candidate, attribute: str | None) -> int:
+    """How well the candidate's value suits `name`: 2 exactly, 1 plausibly, 0 not at all."""
+    if attribute == "href":
+        return 2 if candidate.href else 0
+    if attribute == "src":
+        return 2 if candidate.src else 0
+    text = candidate.text
+    if not text:
+        return 0
+    patterns = dict(VALUE_KINDS)
+    if name in patterns:
+        if patterns[name].match(text):
+            return 2
+        if name == "price":
+            return 1 if PRICE_LOOSE.search(text) else 0
+        if name == "currency":
+            return 1 if len(text) <= 5 else 0
+        return 1 if re.search(r"\d", text) and len(text) <= 40 else 0
+    if name == "title":
+        return 2 if 2 <= len(text) <= 200 and re.search(r"[^\W\d_]", text) else 0
+    if name == "description":
+        return 2 if len(text) >= 20 else 1
+    return 1
+
+
+@dataclass(frozen=True)
+class Hint:
+    """A reason to call a candidate `name`: how strong it is, and what is read (text or attr)."""
+
+    name: str
+    strength: int
+    attribute: str | None = None
+
+
+def hints(candidate: Candidate) -> list[Hint]:
+    """Every name the candidate's markup or value suggests, strongest reasons scoring most."""
+    found: list[Hint] = []
+
+    def add(named: tuple[str, bool] | None, strong: int, weak: int) -> None:
+        if named is not None:
+            found.append(Hint(named[0], strong if named[1] else weak))
+
+    prop = candidate.attributes.get("itemprop")
+    if prop:
+        add(canonical(prop) or (label_name(prop) or prop.lower(), True), 7, 4)
+    for key, value in candidate.attributes.items():
+        if key.startswith("data-"):
+            add(canonical(value), 6, 3)
+    for css_class in candidate.classes:
+        add(canonical(css_class), 5, 2)
+    if candidate.label:
+        name = label_name(candidate.label)
+        if name:
+            found.append(Hint(name, 4))
+    if candidate.tag == "time" or "datetime" in candidate.attributes:
+        found.append(Hint("date", 3))
+    if candidate.tag in ("h1", "h2", "h3", "h4"):
+        found.append(Hint("title", 3))
+    if candidate.main_link:
+        found += [Hint("url", 4, "href"), Hint("title", 1)]
+    kind = value_kind(candidate.text)
+    if kind:
+        found.append(Hint(kind, 1))
+    return [_reading(hint, candidate) for hint in found]
+
+
+def _reading(hint: Hint, candidate: Candidate) -> Hint:
+    """What is read for the name: a link's href for url, an image's src for image."""
+    if hint.name == "url" and candidate.href:
+        return Hint(hint.name, hint.strength, "href")
+    if hint.name == "image" and candidate.src:
+        return Hint(hint.name, hint.strength, "src")
+    return hint
+
+
+def name_fields(candidates: Sequence[Candidate]) -> dict[str, StrategyField]:
+    """The best candidate for each name suggested, no element (and reading) used twice."""
+    scored = []
+    for candidate in candidates:
+        for hint in hints(candidate):
+            if hint.name == "image" and hint.attribute is None:
+                continue
+            how_well = fit(hint.name, candidate, hint.attribute)
+            if how_well == 0:
+                continue
+            depth = len(candidate.ancestors)
+            score = (candidate.repeated == 1, hint.strength, how_well, depth, -candidate.index)
+            scored.append((score, hint, candidate))
+    scored.sort(key=lambda entry: entry[0], reverse=True)
+    chosen: dict[str, StrategyField] = {}
+    used: set[tuple[int, str | None]] = set()
+    for _, hint, candidate in scored:
+        key = (candidate.index, hint.attribute)
+        if hint.name in chosen or key in used:
+            continue
+        chosen[hint.name] = StrategyField(selector=candidate.selector, attribute=hint.attribute)
+        used.add(key)
+    return ordered(chosen)
+
+
+def ordered(fields: dict[str, StrategyField]) -> dict[str, StrategyField]:
+    """Fields in FIELD_ORDER, other names after them A-Z."""
+    rank = {name: number for number, name in enumerate(FIELD_ORDER)}
+    return dict(sorted(fields.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0])))
+
+
+def merge_fields(samples: Iterable[dict[str, StrategyField]]) -> dict[str, StrategyField]:
+    """Fields named in several samples (items): per name, the selector most samples chose."""
+    votes: dict[str, Counter[StrategyField]] = {}
+    for sample in samples:
+        for name, spec in sample.items():
+            votes.setdefault(name, Counter())[spec] += 1
+    return ordered({name: counter.most_common(1)[0][0] for name, counter in votes.items()})
+
+
+def scoped(selector: str, scope: str) -> str:
+    """A block-relative selector made to work from `scope` (the block's own selector)."""
+    if selector == ":scope":
+        return scope
+    if selector.startswith(":scope"):
+        return scope + selector.removeprefix(":scope")
+    return f"{scope} {selector}"

@@ -1,0 +1,54 @@
+"""Recipes: bindings plus a command vocabulary, and running them in a page with no model.
+
+The model (`RecipeFile`, the commands, `parse_recipe`, `load_recipe`), the `RecipeExecutor`
+that runs one as a stream of events, and the `View` that opens a recipe's first item for
+refinement.
+"""
+
+from tui_agent.web.recipe.executor import RecipeExecutor
+from tui_agent.web.recipe.model import (
+    Bindings,
+    Click,
+    ClickBehavior,
+    FieldSelector,
+    Press,
+    RecipeError,
+    RecipeFile,
+    Select,
+    TypeText,
+    WaitFor,
+    load_recipe,
+    parse_recipe,
+    recipe_json_schema,
+)
+from tui_agent.web.recipe.page_actions import PageActions
+from tui_agent.web.recipe.step_failures import BrowserGone, CommandFailed, HardFailure, first_line
+from tui_agent.web.recipe.view import Group, RunResult, View, ViewError, open_view, run_in
+
+__all__ = [
+    "Bindings",
+    "BrowserGone",
+    "Click",
+    "ClickBehavior",
+    "CommandFailed",
+    "FieldSelector",
+    "Group",
+    "HardFailure",
+    "PageActions",
+    "Press",
+    "RecipeError",
+    "RecipeExecutor",
+    "RecipeFile",
+    "RunResult",
+    "Select",
+    "TypeText",
+    "View",
+    "ViewError",
+    "WaitFor",
+    "first_line",
+    "load_recipe",
+    "open_view",
+    "parse_recipe",
+    "recipe_json_schema",
+    "run_in",
+]

@@ -1,0 +1,327 @@
+"""The recipe executor: a recipe's commands run in a Playwright page, as a stream of events.
+
+Abstract targets resolve through the bindings. Every command is a ToolCall / ToolResult pair
+and every saved item an ItemsExtracted of its own, so items stream out as they are read.
+A failing item is logged (the selector and the item named) and skipped; a list that never
+shows an item is a HardFailure naming LIST_ITEM and what the page shows instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections import Counter
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
+
+from tui_agent.events import Event, ItemsExtracted, Log, ToolCall, ToolResult
+from tui_agent.web.recipe import conditions
+from tui_agent.web.recipe.identity import ItemFinder, NextItem
+from tui_agent.web.recipe.model import (
+    Click,
+    ClickIfExists,
+    Condition,
+    End,
+    ExtractDetails,
+    ForEachItemInList,
+    MarkDone,
+    Press,
+    RecipeFile,
+    Repeat,
+    Save,
+    Scroll,
+    Select,
+    TypeText,
+    WaitFor,
+)
+from tui_agent.web.recipe.page_actions import ItemRun, Outcome, PageActions
+from tui_agent.web.recipe.step_failures import (
+    BrowserGone,
+    CommandFailed,
+    HardFailure,
+    ItemMoved,
+    first_line,
+)
+from tui_agent.web.tool_events import tool_result
+
+__all__ = ["BrowserGone", "HardFailure", "RecipeExecutor"]
+
+NAVIGATING = ("Execution context was destroyed", "navigation", "Navigation")
+"""Words of the errors a page gives while it is replaced by a navigation."""
+MOVED_TRIES = 3
+"""How often an item whose element left the page (a re-render) is found again and retried."""
+
+
+class _Stop(Exception):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class RecipeExecutor:
+    """Runs one recipe in `page`; iterate `run()` for its events, then read the outcome.
+
+    After `run()`: `items` (every saved record), `stopped_reason` ("max_items" or
+    "list_exhausted"), `failed` (items skipped after a soft failure) and `commands` (commands
+    executed). HardFailure and BrowserGone escape `run()`; the items saved so far stay.
+    """
+
+    def __init__(
+        self,
+        page: Page,
+        recipe: RecipeFile,
+        *,
+        max_items: int | None = None,
+        crashed: Callable[[], bool] = lambda: False,
+    ) -> None:
+        self.page = page
+        self.bindings = recipe.bindings
+        self.recipe = recipe.recipe
+        self.max_items = max_items if max_items is not None else recipe.recipe.config.max_items
+        self.items: list[dict[str, Any]] = []
+        self.failed = 0
+        self.commands = 0
+        self.stopped_reason: str | None = None
+        self._crashed = crashed
+        self._actions = PageActions(page, recipe.bindings)
+        self._finder = ItemFinder(page, recipe.bindings)
+        self._started = 0
+        self._progress = 0
+        """Items done, list growth and list changes so far: REPEAT stops when it stalls."""
+        self._seen_items = False
+
+    async def run(self) -> AsyncIterator[Event]:
+        """The events of the whole recipe."""
+        try:
+            async for event in self._block(self.recipe.commands, None):
+                yield event
+            self.stopped_reason = "list_exhausted"
+        except _Stop as stop:
+            self.stopped_reason = stop.reason
+        except PlaywrightError as exc:  # outside any one command: the run cannot go on
+            error = self._classify(exc)
+            raise (error if isinstance(error, BrowserGone) else HardFailure(str(error))) from exc
+
+    async def _block(self, commands: list[Any], item: ItemRun | None) -> AsyncIterator[Event]:
+        for command in commands:
+            async for event in self._command(command, item):
+                yield event
+
+    def _call(self, name: str, arguments: dict[str, Any], step: int = 0) -> ToolCall:
+        self.commands += 1
+        return ToolCall(call_id=f"c{self.commands}", name=name, arguments=arguments, step=step)
+
+    async def _command(self, command: Any, item: ItemRun | None) -> AsyncIterator[Event]:
+        step = item.ordinal if item else 0
+        call = self._call(command.type, command.arguments(), step)
+        yield call
+        began = time.monotonic()
+        if isinstance(command, ForEachItemInList | Repeat):
+            facts: dict[str, Any] = {"summary": ""}
+            if isinstance(command, ForEachItemInList):
+                loop = self._for_each(command, facts)
+            else:
+                loop = self._repeat(command, item, facts)
+            try:
+                async for event in loop:
+                    yield event
+            except _Stop as stop:
+                yield tool_result(
+                    call, began, f"{facts.pop('summary')}; stopped: {stop.reason}", facts
+                )
+                raise
+            except HardFailure as exc:
+                yield tool_result(call, began, str(exc), facts, ok=False)
+                raise
+            yield tool_result(call, began, facts.pop("summary"), facts)
+            return
+        try:
+            output, facts = await self._guarded(self._simple(command, item))
+        except CommandFailed as exc:
+            yield tool_result(
+                call, began, str(exc), {"item": item.ref.key} if item else {}, ok=False
+            )
+            if item is None:
+                raise HardFailure(f"{command.type} failed: {exc}") from None
+            raise
+        yield tool_result(call, began, output, facts)
+        if isinstance(command, Save) and item is not None and item.record is not None:
+            yield ItemsExtracted(items=[item.record], step=step)
+        if isinstance(command, End):
+            raise _Stop("list_exhausted")
+
+    async def _guarded(self, work: Awaitable[Any]) -> Any:
+        """Await `work`; a dead browser is BrowserGone, other Playwright errors CommandFailed."""
+        try:
+            return await work
+        except PlaywrightError as exc:
+            raise self._classify(exc) from exc
+
+    def _classify(self, exc: PlaywrightError) -> Exception:
+        if self._crashed() or self.page.is_closed() or "has been closed" in str(exc):
+            return BrowserGone("Chromium exited while the recipe ran (crashed or killed)")
+        return CommandFailed(first_line(exc))
+
+    async def _simple(self, command: Any, item: ItemRun | None) -> Outcome:
+        actions = self._actions
+        match command:
+            case WaitFor(target="list"):
+                await actions.wait_for_list(command.timeout)
+                shown = (await self._next()).shown
+                return f"list loaded: {shown} items shown", {"shown": shown}
+            case WaitFor():
+                return await actions.wait_for(command, item)
+            case Click(selector=None) if item is not None:
+                return await actions.click_item(command, item)
+            case Click():
+                return await actions.click_selector(command, item)
+            case ExtractDetails() if item is not None:
+                return await actions.extract(item)
+            case Save() if item is not None:
+                return self._save(command, item)
+            case MarkDone() if item is not None:
+                self._finder.done(item.ref.key)
+                return f"{item.describe()} done", {"item": item.ref.key}
+            case Scroll():
+                output, facts = await actions.scroll(command)
+                self._progress += facts["grew"]
+                return output, facts
+            case ClickIfExists():
+                output, facts = await actions.click_if_exists(command)
+                self._progress += facts.get("changed", False)
+                return output, facts
+            case TypeText() | Select() | Press():
+                return await actions.interact(command)
+            case End():
+                return "end of the recipe", {}
+        raise CommandFailed(f"{command.type} only works inside FOR_EACH_ITEM_IN_LIST")
+
+    def _save(self, command: Save, item: ItemRun) -> Outcome:
+        if item.record is None:
+            raise CommandFailed("nothing to save: EXTRACT_DETAILS did not run for this item")
+        self.items.append(item.record)
+        output = f"saved {item.describe()} as {command.as_} #{len(self.items)}"
+        return output, {"saved": len(self.items)}
+
+    async def _next(self) -> NextItem:
+        """The list's next unprocessed item; a navigation in progress is waited out."""
+        for attempt in range(3):
+            try:
+                return await self._finder.next()
+            except PlaywrightError as exc:
+                error = self._classify(exc)
+                if isinstance(error, BrowserGone):
+                    raise error from exc
+                if attempt == 2 or not any(word in str(exc) for word in NAVIGATING):
+                    selector = self.bindings.LIST_ITEM
+                    raise HardFailure(f'LIST_ITEM "{selector}" cannot be used: {error}') from exc
+                await self.page.wait_for_load_state("domcontentloaded")
+        raise AssertionError("unreachable")
+
+    # -- loops -------------------------------------------------------------------------------
+
+    async def _for_each(
+        self, command: ForEachItemInList, facts: dict[str, Any]
+    ) -> AsyncIterator[Event]:
+        """Items one by one, the first shown one not done each time, until none is left."""
+        saved_before = len(self.items)
+        processed = failed = 0
+        moved: Counter[str] = Counter()
+        while True:
+            facts["summary"] = (
+                f"{processed} items processed: {len(self.items) - saved_before} saved, "
+                f"{failed} failed"
+            )
+            self._check_max()
+            found = await (self._next() if self._seen_items else self._first_items(command))
+            if found.ref is None:
+                return
+            self._started += 1
+            assert found.element is not None
+            item = ItemRun(
+                ref=found.ref,
+                ordinal=self._started,
+                element=found.element,
+                list_url=self.page.url,
+            )
+            try:
+                async for event in self._block(command.body, item):
+                    yield event
+            except ItemMoved as exc:
+                moved[item.ref.key] += 1
+                if moved[item.ref.key] < MOVED_TRIES:
+                    self._started -= 1  # the number goes to the item found next
+                    yield Log(level="info", message=f"{exc}: finding it again")
+                    continue
+                failed += 1
+                self.failed += 1
+                yield Log(
+                    level="warning",
+                    message=f"{item.describe()} skipped: {exc} ({MOVED_TRIES} times)",
+                )
+            except CommandFailed as exc:
+                failed += 1
+                self.failed += 1
+                yield Log(level="warning", message=f"{item.describe()} skipped: {exc}")
+            finally:
+                with contextlib.suppress(PlaywrightError):
+                    await item.element.dispose()
+            self._finder.done(item.ref.key)
+            self._progress += 1
+            processed += 1
+            async for event in self._leave(item):
+                yield event
+
+    async def _first_items(self, command: ForEachItemInList) -> NextItem:
+        found = await self._next()
+        if not found.shown:
+            condition = Condition(exists=self.bindings.LIST_ITEM)
+            await self._actions.wait_for_list(command.timeout, condition)
+            found = await self._next()
+        self._seen_items = found.shown > 0
+        return found
+
+    def _check_max(self) -> None:
+        if self.max_items is not None and len(self.items) >= self.max_items:
+            raise _Stop("max_items")
+
+    async def _leave(self, item: ItemRun) -> AsyncIterator[Event]:
+        """Close the details (CLOSE_DETAILS) or go back to the list after a navigation."""
+        if self.page.url == item.list_url:
+            await self._guarded(self._actions.close_details())
+            return
+        call = self._call("BACK", {"url": item.list_url}, item.ordinal)
+        yield call
+        began = time.monotonic()
+        try:
+            output, facts = await self._guarded(self._actions.back(item))
+        except CommandFailed as exc:
+            yield ToolResult(call_id=call.call_id, name="BACK", output=str(exc), ok=False)
+            raise HardFailure(f"BACK to {item.list_url} failed: {exc}") from None
+        yield tool_result(call, began, output, facts)
+
+    async def _repeat(
+        self, command: Repeat, item: ItemRun | None, facts: dict[str, Any]
+    ) -> AsyncIterator[Event]:
+        """The body again and again: `times` times, or until `until` holds or nothing changes."""
+        limit = command.times or command.max_iterations
+        iteration = 0
+        why = f"{limit} iterations done"
+        while iteration < limit:
+            mark = self._progress
+            async for event in self._block(command.body, item):
+                yield event
+            iteration += 1
+            facts["summary"] = f"{iteration} iterations"
+            if command.times is None and self._progress == mark:
+                why = "an iteration changed nothing (the list is exhausted)"
+                break
+            if command.until is not None and await self._guarded(
+                conditions.holds(self.page, command.until)
+            ):
+                why = f"until {command.until.describe()} holds"
+                break
+        facts["summary"] = f"{iteration} iterations; {why}"
