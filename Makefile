@@ -12,6 +12,7 @@ demo: setup
 
 test: setup
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
 	$(VENV)/bin/pytest -n 2 -q
 
 setup: system $(STAMP) image
@@ -35,3 +36,4 @@ $(STAMP): pyproject.toml
 lint:
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
