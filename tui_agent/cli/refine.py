@@ -18,7 +18,6 @@ from typing import Any
 from rich.console import Console
 from rich.syntax import Syntax
 
-from tui_agent.agents.refine import MAX_ATTEMPTS
 from tui_agent.analysis.models import FeedbackExample, FieldFeedback
 from tui_agent.cli.common import (
     UsageError,
@@ -71,9 +70,9 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     refine.add_argument(
         "--max-attempts",
         type=int,
-        default=MAX_ATTEMPTS,
+        default=None,
         metavar="N",
-        help=f"attempts at most ({MAX_ATTEMPTS})",
+        help="attempts at most (default: the refinement's own limit, 5)",
     )
     refine.add_argument(
         "--sandbox",
@@ -134,7 +133,7 @@ def feedback_from(args: argparse.Namespace) -> FieldFeedback | None:
         raise UsageError("--field is empty: name the field to fix")
     if args.issue is None:
         raise UsageError(f"--issue is required: one of {', '.join(ISSUES)}")
-    if args.max_attempts < 1:
+    if args.max_attempts is not None and args.max_attempts < 1:
         raise UsageError("--max-attempts must be at least 1")
     return FieldFeedback(
         field=args.field.strip(),
@@ -221,9 +220,10 @@ async def _refine(
             return await _decide(runner, candidate, args.decision, settings, reason)
         check_field(runner.state, feedback.field)
         llm, llm_error = configured_model(settings)
+        limits = {} if args.max_attempts is None else {"max_attempts": args.max_attempts}
         try:
             refinement = start_refinement(
-                runner.state, [feedback], settings=settings, llm=llm, max_attempts=args.max_attempts
+                runner.state, [feedback], settings=settings, llm=llm, **limits
             )
         except RefinementError as exc:
             raise UsageError(f"{exc} ({llm_error})" if llm_error else str(exc)) from None
