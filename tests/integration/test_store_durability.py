@@ -101,7 +101,7 @@ async def test_read_a_session_while_another_process_appends(tmp_path: Path) -> N
 OPEN_AND_RECORD = """
 import asyncio, sys
 from tui_agent.events import SessionStarted
-from tui_agent.session import SessionRunner
+from tui_agent.recorder import SessionRunner
 from tui_agent.store import Store
 
 async def main():
