@@ -60,6 +60,20 @@ async def _check_ours(conn: aiosqlite.Connection, path: Path) -> None:
         )
 
 
+def connect_writer(path: Path) -> sqlite3.Connection:
+    """A second, plain connection to a database `open_connection` has opened (the store's
+    writer, used from one thread), in autocommit mode with the same settings."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute("PRAGMA synchronous = NORMAL")  # see open_connection
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
 async def open_connection(path: Path) -> aiosqlite.Connection:
     """A connection to the tui-agent database at `path`, created and migrated as needed.
 
