@@ -51,7 +51,12 @@ class SessionRunner:
     async def resume(
         cls, store: Store, session_id: str, listeners: Iterable[EventListener] = ()
     ) -> SessionRunner:
-        """A runner that appends to an existing session (e.g. feedback on a finished one)."""
+        """A runner that appends to an existing session (e.g. feedback on a finished one).
+
+        If the session is still running (recorded by another process), this process becomes
+        one of its owners with its first append: the session is not ended as interrupted
+        while either process lives.
+        """
         runner = cls(store, session_id, listeners)
         runner.state = await store.state(session_id)
         runner._seq = runner.state.last_seq

@@ -6,6 +6,7 @@ import asyncio
 import hashlib
 import sqlite3
 from collections.abc import AsyncIterator
+from contextlib import closing
 from pathlib import Path
 
 import aiosqlite
@@ -35,6 +36,7 @@ from tui_agent.recorder import SessionRunner
 from tui_agent.session import SessionState, SessionSummary, fold
 from tui_agent.store import SCHEMA_VERSION, SessionNotFound, Store, StoreError, default_db_path
 from tui_agent.store.migrations import APPLICATION_ID, MIGRATIONS, apply_migrations
+from tui_agent.store.rows import APPEND_EVENT, event_row, summary_row
 
 TABLES = ("sessions", "events", "items", "feedback", "llm_calls")
 STARTED = SessionStarted(kind="exec", title="t")
@@ -279,6 +281,19 @@ async def test_a_refused_append_fails_alone_in_its_batch(store: Store) -> None:
         await store.append_many([a[1], (a[1][0].model_copy(update={"seq": 4}), a[1][1]), *b])
     assert [s.session_id for s in await store.list_sessions()] == ["a" * 12, "b" * 12, "c" * 12]
     assert await store.events("a" * 12) == [event for event, _ in a]
+
+
+async def test_an_old_database_keeps_its_running_sessions_as_they_were(tmp_path: Path) -> None:
+    path = tmp_path / "sessions.db"
+    async with aiosqlite.connect(path, isolation_level=None) as conn:
+        await apply_migrations(conn, MIGRATIONS[:1])  # schema 1: no owners recorded
+        [(started, summary)] = stamped_burst("d" * 12, [STARTED])
+        await conn.execute(APPEND_EVENT, summary_row(summary) + event_row(started)[1:])
+    async with await Store.open(path) as store:
+        # Its owner was never recorded: it may be a live older tui-agent, so it stays.
+        assert await store.list_sessions() == [summary]
+    with closing(sqlite3.connect(path)) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
 
 
 async def test_a_cancelled_append_is_still_recorded(store: Store) -> None:

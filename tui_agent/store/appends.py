@@ -1,7 +1,7 @@
 """What recording appended events writes, as SQL statements (pure, no database).
 
 Each append upserts its session's summary row and inserts its event (`APPEND_EVENT`); some
-events also imply rows elsewhere (items, feedback, LLM calls).
+events also imply rows elsewhere (items, feedback, LLM calls) or change who owns the session.
 A batch inserts all its events first, then those other statements grouped by table.
 """
 
@@ -11,8 +11,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from tui_agent.events import Event, FeedbackSubmitted, ItemsExtracted, LLMCall
+from tui_agent.events import Event, FeedbackSubmitted, ItemsExtracted, LLMCall, SessionEnded
 from tui_agent.session import SessionSummary
+from tui_agent.store.owners import CLAIM, RELEASE, Owner
 from tui_agent.store.rows import (
     APPEND_ITEM,
     DELETE_ITEMS,
@@ -33,6 +34,8 @@ _TABLE_OF = {
     APPEND_ITEM: 0,
     INSERT_FEEDBACK: 1,
     INSERT_LLM_CALL: 2,
+    CLAIM: 3,
+    RELEASE: 3,
 }
 """Statements touching the same table keep their order; different tables are independent."""
 
@@ -74,6 +77,21 @@ def derived_statements(event: Event, text: str) -> list[Statement]:
         return [(INSERT_FEEDBACK, feedback_rows(event))]
     if isinstance(event, LLMCall):
         return [(INSERT_LLM_CALL, [llm_call_row(event)])]
+    return []
+
+
+def owner_statements(
+    event: Event, summary: SessionSummary, owner: Owner, claimed: set[str]
+) -> list[Statement]:
+    """Claim a running session for `owner` on its first append here (`claimed`: the sessions
+    it owns already, updated); a SessionEnded releases the session from every owner."""
+    session_id = event.session_id
+    if isinstance(event, SessionEnded):
+        claimed.discard(session_id)
+        return [(RELEASE, [(session_id,)])]
+    if summary.status == "running" and session_id not in claimed:
+        claimed.add(session_id)
+        return [(CLAIM, [(session_id, *owner.row())])]
     return []
 
 

@@ -14,8 +14,9 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from tui_agent.session import fold
-from tui_agent.store.appends import Append, Statement, derived_statements, grouped
+from tui_agent.store.appends import Append, Statement, derived_statements, grouped, owner_statements
 from tui_agent.store.errors import StoreError
+from tui_agent.store.owners import Owner
 from tui_agent.store.rows import APPEND_EVENT, SELECT_EVENTS, load_events
 
 Outcome = StoreError | None
@@ -35,11 +36,14 @@ def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
 
 
 class BatchWriter:
-    """Writes batches of appends over `conn`."""
+    """Writes batches of appends over `conn` for `owner`, the process recording them."""
 
-    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+    def __init__(self, conn: sqlite3.Connection, path: Path, owner: Owner) -> None:
         self.conn = conn
         self._path = path
+        self._owner = owner
+        self._claimed: set[str] = set()
+        """Sessions this writer has recorded `owner` as an owner of."""
 
     def write(self, batch: list[Append]) -> list[Outcome]:
         """Record `batch`, committed when this returns; what became of each append."""
@@ -54,12 +58,14 @@ class BatchWriter:
         return [self._failure(error) for _ in batch]
 
     def _write_together(self, batch: list[Append]) -> None:
+        claimed = set(self._claimed)
         params = []
         implied: list[Statement] = []
         for append in batch:
             assert append.summary is not None
             params.append(append.event_params(append.summary))
             implied += derived_statements(append.event, append.json)
+            implied += owner_statements(append.event, append.summary, self._owner, claimed)
         if len(batch) == 1 and not implied:
             self.conn.execute(APPEND_EVENT, params[0])  # one statement commits on its own
         else:
@@ -67,31 +73,37 @@ class BatchWriter:
                 self.conn.executemany(APPEND_EVENT, params)
                 for sql, rows in grouped(implied):
                     self.conn.executemany(sql, rows)
+        self._claimed = claimed
 
     def _write_each(self, batch: list[Append]) -> list[Outcome]:
-        conn, outcomes = self.conn, []
+        conn, claimed, outcomes = self.conn, set(self._claimed), []
         with _transaction(conn):
             for append in batch:
                 conn.execute("SAVEPOINT append")
+                before = set(claimed)
                 refused: sqlite3.IntegrityError | StoreError | None = None
                 try:
-                    self._write_one(append)
+                    self._write_one(append, claimed)
                 except (sqlite3.IntegrityError, StoreError) as exc:
                     refused = exc
                 if refused is not None:
                     conn.execute("ROLLBACK TO append")
+                    claimed = before
                 outcomes.append(None if refused is None else self._refusal(append, refused))
                 conn.execute("RELEASE append")
+        self._claimed = claimed
         return outcomes
 
-    def _write_one(self, append: Append) -> None:
+    def _write_one(self, append: Append, claimed: set[str]) -> None:
         summary = append.summary
         if summary is None:
             rows = self.conn.execute(SELECT_EVENTS, (append.session_id, 0))
             stored = load_events(self._path, append.session_id, rows)
             summary = fold([*stored, append.event]).summary()
         self.conn.execute(APPEND_EVENT, append.event_params(summary))
-        for sql, rows in derived_statements(append.event, append.json):
+        implied = derived_statements(append.event, append.json)
+        implied += owner_statements(append.event, summary, self._owner, claimed)
+        for sql, rows in implied:
             self.conn.executemany(sql, rows)
 
     def _refusal(self, append: Append, exc: sqlite3.IntegrityError | StoreError) -> StoreError:

@@ -1,4 +1,5 @@
-"""Opening a session database: checks first, then WAL, then migrations.
+"""Opening a session database: checks first, then WAL, then migrations, then the sessions
+left running by a process that died are ended (recovery.py).
 
 Every check that can refuse a file runs before anything is written to it, so a foreign,
 corrupt or newer database is never modified.
@@ -13,6 +14,7 @@ import aiosqlite
 
 from tui_agent.store.errors import StoreError
 from tui_agent.store.migrations import APPLICATION_ID, SCHEMA_VERSION, apply_migrations
+from tui_agent.store.recovery import interrupt_orphans
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 10_000
@@ -101,6 +103,7 @@ async def open_connection(path: Path) -> aiosqlite.Connection:
         # below the rest of an append, paid on every streamed token batch.
         await conn.execute("PRAGMA synchronous = NORMAL")
         await apply_migrations(conn)
+        await interrupt_orphans(conn, path)
     except sqlite3.DatabaseError as exc:
         await conn.close()
         raise StoreError(f"cannot use database {path}: {exc}") from None

@@ -59,7 +59,10 @@ class Store:
 
     @classmethod
     async def open(cls, path: Path | str) -> Store:
-        """Open (creating the file and its folders if needed) and migrate the database."""
+        """Open (creating the file and its folders if needed) and migrate the database.
+
+        Sessions left "running" by a process that is gone are ended as "interrupted" here.
+        """
         path = Path(path).expanduser()
         conn = await open_connection(path)
         try:
@@ -116,7 +119,8 @@ class Store:
         the session's stored events plus this one are re-read and folded to make it, which
         costs O(session length) per call: bulk writers pass the summary (as SessionRunner
         does) or use `import_jsonl`. Seqs must run on without gaps: a gap or a repeat is
-        refused.
+        refused. The first append to a running session records this process as its owner
+        (owners.py); its SessionEnded forgets the owners.
         Cancelling the caller does not cancel an append under way: the event is still
         recorded, so the stored stream never falls behind the caller's seq.
         """

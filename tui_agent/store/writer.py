@@ -18,6 +18,7 @@ from tui_agent.store.appends import Append
 from tui_agent.store.batch import BatchWriter
 from tui_agent.store.connection import connect_writer
 from tui_agent.store.errors import StoreError
+from tui_agent.store.owners import this_process
 
 MAX_BATCH = 500
 """Appends per transaction at most: bounds how long other writers of the file wait."""
@@ -44,7 +45,7 @@ class AppendWriter:
         except sqlite3.Error as exc:
             executor.shutdown()
             raise StoreError(f"cannot open database {path}: {exc}") from None
-        return cls(executor, BatchWriter(conn, path), path)
+        return cls(executor, BatchWriter(conn, path, this_process()), path)
 
     async def close(self) -> None:
         """Write what is queued, then close the connection (once)."""
