@@ -1,19 +1,26 @@
-"""Store.append throughput against bare sqlite3 insert loops of the same rows, in one run.
+"""Store throughput against bare sqlite3 insert loops of the same rows, in one run.
 
-Usage: .venv/bin/python benchmarks/store.py [--events 5000] [--repeat 3]
+Usage: .venv/bin/python benchmarks/store.py [--events 2000] [--repeat 5] [--sessions 8]
 
-Every variant writes into a fresh database file with the store's settings (WAL,
-synchronous=NORMAL unless said otherwise) and, except "one batch", commits once per event:
-the store itself never batches, so its figure is the batch-free one. Lines printed (median
-of --repeat runs, variants interleaved):
+Every variant writes a burst of --events events, emitted back to back, into a fresh database
+file with the store's settings (WAL, synchronous=NORMAL unless said otherwise). The store
+group-commits: appends that arrive while a commit runs share the next transaction, and each
+append returns once its own event is committed. Lines printed (median of --repeat runs,
+variants interleaved):
 
-  Store.append            the store as SessionRunner uses it (event + summary, commit per event)
-  sqlite3, events rows    bare loop: the same events rows, one autocommitted INSERT per row
-  sqlite3, all rows       bare loop: every row append writes (sessions upsert, events, items,
-                          feedback, llm_calls) in the real schema, one transaction per event
-  sqlite3, one batch      reference only: the events rows in a single transaction
-  sqlite3, events, FULL   reference only: the bare events loop with synchronous=FULL (an
-                          fsync per commit), the price of surviving power loss as well
+  Store.append, 1 session   one producer awaiting each append before the next, as
+                            SessionRunner.emit does for one session: nothing to group, one
+                            commit per event
+  Store.append, N sessions  the burst split over --sessions sessions whose producers emit at
+                            once, each awaiting its own appends in turn: they share commits
+  Store.append_many         one producer handing the whole burst over in one call
+  sqlite3, events rows      bare loop: the events rows, one autocommitted INSERT per row (the
+                            baseline of the ratios)
+  sqlite3, all rows         bare loop: every row append writes (sessions upsert, events, items,
+                            feedback, llm_calls) in the real schema, one transaction per event
+  sqlite3, one batch        reference only: the events rows in a single transaction
+  sqlite3, events, FULL     reference only: the bare events loop with synchronous=FULL (an
+                            fsync per commit), the price of surviving power loss as well
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ import sqlite3
 import statistics
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from functools import partial
 from pathlib import Path
 
@@ -97,7 +104,10 @@ def payloads() -> Iterator[Event]:
             yield FeedbackSubmitted(feedback=[FieldFeedback(field="price", issue="format")])
 
 
-def recorded(n: int) -> list[tuple[Event, SessionSummary]]:
+Recorded = list[tuple[Event, SessionSummary]]
+
+
+def recorded(n: int) -> Recorded:
     """`n` events stamped as SessionRunner stamps them, each with the summary it would pass."""
     session_id, state, out = new_session_id(), SessionState(), []
     for seq, payload in zip(range(1, n + 1), payloads(), strict=False):
@@ -115,20 +125,37 @@ def bare_connection(path: Path, synchronous: str = "NORMAL") -> sqlite3.Connecti
     return conn
 
 
-def run_store(path: Path, events: list[tuple[Event, SessionSummary]]) -> float:
+def timed_store(path: Path, write: Callable[[Store], Awaitable[None]]) -> float:
     async def run() -> float:
         async with await Store.open(path) as store:
             start = time.perf_counter()
-            for event, summary in events:
-                await store.append(event, summary)
+            await write(store)
             return time.perf_counter() - start
 
     return asyncio.run(run())
 
 
-def run_bare_events(
-    path: Path, events: list[tuple[Event, SessionSummary]], synchronous: str = "NORMAL"
-) -> float:
+async def one_by_one(store: Store, events: Recorded) -> None:
+    for event, summary in events:
+        await store.append(event, summary)
+
+
+def run_store(path: Path, events: Recorded) -> float:
+    return timed_store(path, partial(one_by_one, events=events))
+
+
+def run_store_sessions(path: Path, streams: list[Recorded]) -> float:
+    async def write(store: Store) -> None:
+        await asyncio.gather(*(one_by_one(store, events) for events in streams))
+
+    return timed_store(path, write)
+
+
+def run_store_many(path: Path, events: Recorded) -> float:
+    return timed_store(path, partial(Store.append_many, records=events))
+
+
+def run_bare_events(path: Path, events: Recorded, synchronous: str = "NORMAL") -> float:
     rows = [event_row(e) for e, _ in events]
     conn = bare_connection(path, synchronous)
     conn.execute(
@@ -143,7 +170,7 @@ def run_bare_events(
     return elapsed
 
 
-def run_bare_all_rows(path: Path, events: list[tuple[Event, SessionSummary]]) -> float:
+def run_bare_all_rows(path: Path, events: Recorded) -> float:
     prepared = []
     for event, summary in events:
         row = event_row(event)
@@ -172,7 +199,7 @@ def run_bare_all_rows(path: Path, events: list[tuple[Event, SessionSummary]]) ->
     return elapsed
 
 
-def run_bare_batch(path: Path, events: list[tuple[Event, SessionSummary]]) -> float:
+def run_bare_batch(path: Path, events: Recorded) -> float:
     rows = [event_row(e) for e, _ in events]
     conn = bare_connection(path)
     conn.execute(
@@ -188,27 +215,32 @@ def run_bare_batch(path: Path, events: list[tuple[Event, SessionSummary]]) -> fl
     return elapsed
 
 
-VARIANTS: dict[str, Callable[[Path, list[tuple[Event, SessionSummary]]], float]] = {
-    "Store.append": run_store,
-    "sqlite3, events rows": run_bare_events,
-    "sqlite3, all rows": run_bare_all_rows,
-    "sqlite3, one batch": run_bare_batch,
-    "sqlite3, events, FULL": partial(run_bare_events, synchronous="FULL"),
-}
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--events", type=int, default=5000)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--events", type=int, default=2000)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--sessions", type=int, default=8)
     args = parser.parse_args()
     events = recorded(args.events)
-    times: dict[str, list[float]] = {name: [] for name in VARIANTS}
+    per_session = args.events // args.sessions
+    streams = [recorded(per_session) for _ in range(args.sessions)]
+    sessions = f"Store.append, {args.sessions} sessions"
+    variants: dict[str, Callable[[Path], float]] = {
+        "Store.append, 1 session": partial(run_store, events=events),
+        sessions: partial(run_store_sessions, streams=streams),
+        "Store.append_many": partial(run_store_many, events=events),
+        "sqlite3, events rows": partial(run_bare_events, events=events),
+        "sqlite3, all rows": partial(run_bare_all_rows, events=events),
+        "sqlite3, one batch": partial(run_bare_batch, events=events),
+        "sqlite3, events, FULL": partial(run_bare_events, events=events, synchronous="FULL"),
+    }
+    counts = {name: args.events for name in variants} | {sessions: per_session * args.sessions}
+    times: dict[str, list[float]] = {name: [] for name in variants}
     with tempfile.TemporaryDirectory() as tmp:
         for run in range(args.repeat):
-            for i, (name, variant) in enumerate(VARIANTS.items()):
-                times[name].append(variant(Path(tmp) / f"{run}-{i}.db", events))
-    rate = {name: args.events / statistics.median(t) for name, t in times.items()}
+            for i, (name, variant) in enumerate(variants.items()):
+                times[name].append(variant(Path(tmp) / f"{run}-{i}.db"))
+    rate = {name: counts[name] / statistics.median(t) for name, t in times.items()}
     size = sum(len(event_row(e)[4]) for e, _ in events) / len(events)
     load = os.getloadavg()[0]
     print(
@@ -216,10 +248,10 @@ def main() -> None:
         f" load average {load:.1f} on {os.cpu_count()} CPUs"
     )
     for name, value in rate.items():
-        print(f"  {name:<22} {value:>10,.0f} events/s")
-    store = rate["Store.append"]
-    print(f"  ratio bare events rows / Store.append: {rate['sqlite3, events rows'] / store:.2f}x")
-    print(f"  ratio bare all rows / Store.append:    {rate['sqlite3, all rows'] / store:.2f}x")
+        print(f"  {name:<26} {value:>10,.0f} events/s")
+    baseline = rate["sqlite3, events rows"]
+    for name in list(variants)[:3]:
+        print(f"  ratio {name} / bare events rows: {rate[name] / baseline:.2f}x")
 
 
 if __name__ == "__main__":

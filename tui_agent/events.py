@@ -15,14 +15,17 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from tui_agent.analysis.models import AgentType, FieldFeedback, OutputAnalysis
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """Version of the event schema; bumped on any change old readers could not parse.
 
 2: ExecutionOutput (live output of a running step).
-3: Artifact and VersionDecided (strategies, recipes and code versions)."""
+3: Artifact and VersionDecided (strategies, recipes and code versions).
+4: SessionEnded status "interrupted" (the recording process died)."""
 
 SessionKind = Literal["codeact", "exec", "scrape", "task", "refine", "toolcode", "recording"]
-SessionStatus = Literal["running", "completed", "failed", "cancelled", "stopped"]
+SessionStatus = Literal["running", "completed", "failed", "cancelled", "stopped", "interrupted"]
+""""interrupted": the process recording the session died before ending it (kill -9, a lost
+SSH connection, a power cut); another process noticed and ended it."""
 LogStream = Literal["stdout", "stderr"]
 ArtifactFormat = Literal["markdown", "json", "python", "text"]
 

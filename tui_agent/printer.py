@@ -224,7 +224,10 @@ def render_event(event: Event) -> RenderableType | None:
             return Text(f"error: {event.message}", style="bold red")
         case SessionEnded():
             reason = f" ({event.stopped_reason})" if event.stopped_reason else ""
-            return Text(f"■ {event.status}{reason}", style="bold")
+            ended = Text(f"■ {event.status}{reason}", style="bold")
+            if event.summary:
+                ended.append(f"\n  {event.summary}", style="dim")
+            return ended
     return None
 
 

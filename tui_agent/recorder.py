@@ -30,9 +30,9 @@ EventListener = Callable[[Event, SessionState], None]
 class SessionRunner:
     """Stamps, folds, stores and broadcasts the events of one session.
 
-    Every event goes through `emit`: it gets the session id, the next gap-free `seq` and a
-    timestamp, is folded into `state`, appended to the store (durable when `emit` returns),
-    and handed to each listener (the TUI, a headless printer).
+    Every event goes through `emit` (or `emit_many`): it gets the session id, the next
+    gap-free `seq` and a timestamp, is folded into `state`, appended to the store (durable
+    when `emit` returns), and then handed to each listener (the TUI, a headless printer).
     """
 
     def __init__(
@@ -51,23 +51,46 @@ class SessionRunner:
     async def resume(
         cls, store: Store, session_id: str, listeners: Iterable[EventListener] = ()
     ) -> SessionRunner:
-        """A runner that appends to an existing session (e.g. feedback on a finished one)."""
+        """A runner that appends to an existing session (e.g. feedback on a finished one).
+
+        If the session is still running (recorded by another process), this process becomes
+        one of its owners with its first append: the session is not ended as interrupted
+        while either process lives.
+        """
         runner = cls(store, session_id, listeners)
         runner.state = await store.state(session_id)
         runner._seq = runner.state.last_seq
         return runner
 
-    async def emit(self, event: Event) -> Event:
-        """Record one event and return it as stored."""
+    def _stamp(self, event: Event) -> Event:
         self._seq += 1
         stamped = event.model_copy(
             update={"session_id": self.session_id, "seq": self._seq, "ts": time.time()}
         )
         self.state.apply(stamped)
-        await self.store.append(stamped, self.state.summary())
-        for listener in self.listeners:
-            listener(stamped, self.state)
         return stamped
+
+    async def emit(self, event: Event) -> Event:
+        """Record one event and return it as stored."""
+        stamped = self._stamp(event)
+        await self.store.append(stamped, self.state.summary())
+        self._tell(stamped)
+        return stamped
+
+    async def emit_many(self, events: Iterable[Event]) -> list[Event]:
+        """Record events held at once, in one go (they share a commit); return them as stored.
+
+        Listeners hear of each once all are committed.
+        """
+        stamped = [(self._stamp(event), self.state.summary()) for event in events]
+        await self.store.append_many(stamped)
+        for event, _ in stamped:
+            self._tell(event)
+        return [event for event, _ in stamped]
+
+    def _tell(self, event: Event) -> None:
+        for listener in self.listeners:
+            listener(event, self.state)
 
     async def run(self, started: SessionStarted, agent: AsyncIterator[Event]) -> SessionState:
         """Record `started`, then every event of `agent`, then exactly one SessionEnded.
@@ -87,8 +110,8 @@ class SessionRunner:
             )
             raise
         except Exception as exc:  # an agent bug or a fault: recorded, never lost
-            await self.emit(Error(message=str(exc) or type(exc).__name__, kind=type(exc).__name__))
-            await self.emit(SessionEnded(status="failed", stopped_reason=type(exc).__name__))
+            error = Error(message=str(exc) or type(exc).__name__, kind=type(exc).__name__)
+            await self.emit_many([error, SessionEnded(status="failed", stopped_reason=error.kind)])
             return self.state
         finally:
             # An agent stopped between events still holds its browser or sandbox: close it now.

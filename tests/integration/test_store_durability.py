@@ -9,36 +9,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from writer_process import DEADLINE, read_line, start_writer
 
 from tui_agent.analysis.models import FieldFeedback
 from tui_agent.events import FeedbackSubmitted, SessionStarted, Thought
 from tui_agent.recorder import SessionRunner
 from tui_agent.session import fold
 from tui_agent.store import Store
-
-WRITER = Path(__file__).with_name("store_writer.py")
-DEADLINE = 120.0  # seconds; only guards against a hung writer, never asserted as a speed
-
-
-async def start_writer(db: Path, session_id: str, stop: Path) -> asyncio.subprocess.Process:
-    return await asyncio.create_subprocess_exec(
-        sys.executable,
-        str(WRITER),
-        str(db),
-        session_id,
-        str(stop),
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-
-
-async def read_line(proc: asyncio.subprocess.Process) -> str:
-    assert proc.stdout is not None
-    line = await asyncio.wait_for(proc.stdout.readline(), DEADLINE)
-    if not line:
-        assert proc.stderr is not None
-        raise AssertionError(f"writer exited early: {(await proc.stderr.read()).decode()}")
-    return line.decode().strip()
 
 
 @pytest.mark.parametrize("kill_after", [1, 57, 400])

@@ -1,6 +1,8 @@
 """SessionRunner: one SessionEnded, whatever happens, and the agent closed afterwards."""
 
 import asyncio
+import sqlite3
+from contextlib import closing
 
 import pytest
 
@@ -68,3 +70,24 @@ async def test_cancel_while_the_runner_waits_records_cancelled_and_closes_the_ag
     assert closed.is_set()
     events = await store.events(runner.session_id)
     assert events[-1].type == "session_ended" and events[-1].status == "cancelled"
+
+
+async def test_listeners_hear_only_of_committed_events(store):
+    def committed(event, _state):
+        # Another connection sees the event already: it was committed before we heard of it.
+        with closing(sqlite3.connect(store.path)) as conn:
+            row = conn.execute(
+                "SELECT type FROM events WHERE session_id = ? AND seq = ?",
+                (event.session_id, event.seq),
+            ).fetchone()
+        heard.append((event.seq, row[0] if row else None))
+
+    heard: list[tuple[int, str | None]] = []
+    runner = SessionRunner(store, listeners=[committed])
+    await runner.emit(STARTED)
+    stamped = await runner.emit_many(
+        [Log(message="a"), Log(message="b"), SessionEnded(status="completed")]
+    )
+    assert [e.seq for e in stamped] == [2, 3, 4]
+    assert heard == [(1, "session_started"), (2, "log"), (3, "log"), (4, "session_ended")]
+    assert (await store.events(runner.session_id))[1:] == stamped

@@ -109,3 +109,18 @@ def test_fold_of_a_prefix_equals_incremental_application():
         if n:
             incremental.apply(EVENTS[n - 1])
         assert incremental.summary() == fold(EVENTS[:n]).summary()
+
+
+def test_an_interrupted_session_ends_where_its_last_event_was():
+    events = stamp(
+        [
+            SessionStarted(kind="exec", title="t"),
+            ItemsExtracted(items=[1]),
+            SessionEnded(status="interrupted", stopped_reason="process_gone"),
+        ]
+    )
+    events[-1] = events[-1].model_copy(update={"ts": events[-2].ts})  # as the store stamps it
+    summary = fold(events).summary()
+    assert (summary.status, summary.stopped_reason) == ("interrupted", "process_gone")
+    assert summary.ended_at == events[1].ts and summary.duration == events[1].ts - events[0].ts
+    assert summary.item_count == 1

@@ -6,6 +6,7 @@ import asyncio
 import hashlib
 import sqlite3
 from collections.abc import AsyncIterator
+from contextlib import closing
 from pathlib import Path
 
 import aiosqlite
@@ -33,11 +34,13 @@ from tui_agent.events import (
     ToolResult,
 )
 from tui_agent.recorder import SessionRunner
-from tui_agent.session import SessionState, fold
+from tui_agent.session import SessionState, SessionSummary, fold
 from tui_agent.store import SCHEMA_VERSION, SessionNotFound, Store, StoreError
 from tui_agent.store.migrations import APPLICATION_ID, MIGRATIONS, apply_migrations
+from tui_agent.store.rows import APPEND_EVENT, event_row, summary_row
 
 TABLES = ("sessions", "events", "items", "feedback", "llm_calls")
+STARTED = SessionStarted(kind="exec", title="t")
 
 
 async def sample_agent(steps: int = 3) -> AsyncIterator[Event]:
@@ -99,6 +102,30 @@ def table_counts(db: Path, session_id: str) -> dict[str, int]:
             ).fetchone()[0]
             for t in TABLES
         }
+
+
+def stamped_burst(session_id: str, payloads: list[Event]) -> list[tuple[Event, SessionSummary]]:
+    """`payloads` stamped as SessionRunner stamps them, each with the summary it would pass."""
+    state, out = SessionState(), []
+    for seq, payload in enumerate(payloads, start=1):
+        event = payload.model_copy(update={"session_id": session_id, "seq": seq})
+        state.apply(event)
+        out.append((event, state.summary()))
+    return out
+
+
+def wal_commits(db: Path) -> int:
+    """Transactions in the database's WAL file since it was last reset: frames with the
+    header's salt whose "database size after commit" field is set (a commit's last frame)."""
+    data = db.with_name(db.name + "-wal").read_bytes()
+    page_size, salt = int.from_bytes(data[8:12], "big"), data[16:24]
+    commits = 0
+    for offset in range(32, len(data) - 24, 24 + page_size):
+        frame = data[offset : offset + 24]
+        if frame[8:16] != salt:
+            break
+        commits += int.from_bytes(frame[4:8], "big") != 0
+    return commits
 
 
 def digest(path: Path) -> str:
@@ -208,11 +235,66 @@ async def test_append_refuses_unstamped_events_and_foreign_summaries(store: Stor
 
 
 async def test_concurrent_runners_on_one_store_keep_their_streams_apart(store: Store) -> None:
-    results = await asyncio.gather(*(record(store, title=f"s{i}", steps=6) for i in range(4)))
+    before = wal_commits(store.path)
+    results = await asyncio.gather(*(record(store, title=f"s{i}", steps=3) for i in range(4)))
     for runner, stamped in results:
         assert await store.events(runner.session_id) == stamped
         assert await store.items(runner.session_id) == runner.state.items
     assert len(await store.list_sessions()) == 4
+    # Appends made while a commit ran shared the next one (each runner awaits its own).
+    appended = sum(len(stamped) for _, stamped in results)
+    assert wal_commits(store.path) - before <= appended // 2
+
+
+async def test_a_burst_appended_at_once_is_one_transaction(store: Store) -> None:
+    burst = stamped_burst("b" * 12, [STARTED, *[e async for e in sample_agent(steps=5)]])
+    before = wal_commits(store.path)
+    await store.append_many(burst)
+    assert wal_commits(store.path) == before + 1
+    events = [event for event, _ in burst]
+    state = fold(events)
+    assert await store.events("b" * 12) == events
+    assert await store.items("b" * 12) == state.items  # with the replace in between
+    assert await store.feedback("b" * 12) == state.feedback
+    assert await store.list_sessions() == [state.summary()]
+    assert table_counts(store.path, "b" * 12)["llm_calls"] == state.llm_calls
+
+
+async def test_a_refused_append_fails_alone_in_its_batch(store: Store) -> None:
+    a = stamped_burst("a" * 12, [STARTED, Thought(step=1, text="a")])
+    b = stamped_burst("b" * 12, [STARTED])
+    gap = b[0][0].model_copy(update={"seq": 2})
+    c = stamped_burst("c" * 12, [STARTED])
+    before = wal_commits(store.path)
+    outcomes = await asyncio.gather(
+        store.append(*a[0]),
+        store.append(gap, b[0][1]),
+        store.append(*c[0]),
+        return_exceptions=True,
+    )
+    assert wal_commits(store.path) == before + 1  # the three arrived together
+    assert outcomes[0] is None and outcomes[2] is None
+    assert str(outcomes[1]) == (
+        f"cannot append event 2 to session {'b' * 12}: its last event is 0 (seqs are gap-free)"
+    )
+    # A gap in the middle of a burst: the events around it are recorded.
+    with pytest.raises(StoreError, match=f"cannot append event 4 to session {'a' * 12}"):
+        await store.append_many([a[1], (a[1][0].model_copy(update={"seq": 4}), a[1][1]), *b])
+    assert [s.session_id for s in await store.list_sessions()] == ["a" * 12, "b" * 12, "c" * 12]
+    assert await store.events("a" * 12) == [event for event, _ in a]
+
+
+async def test_an_old_database_keeps_its_running_sessions_as_they_were(tmp_path: Path) -> None:
+    path = tmp_path / "sessions.db"
+    async with aiosqlite.connect(path, isolation_level=None) as conn:
+        await apply_migrations(conn, MIGRATIONS[:1])  # schema 1: no owners recorded
+        [(started, summary)] = stamped_burst("d" * 12, [STARTED])
+        await conn.execute(APPEND_EVENT, summary_row(summary) + event_row(started)[1:])
+    async with await Store.open(path) as store:
+        # Its owner was never recorded: it may be a live older tui-agent, so it stays.
+        assert await store.list_sessions() == [summary]
+    with closing(sqlite3.connect(path)) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
 
 
 async def test_a_cancelled_append_is_still_recorded(store: Store) -> None:

@@ -1,4 +1,5 @@
-"""Opening a session database: checks first, then WAL, then migrations.
+"""Opening a session database: checks first, then WAL, then migrations, then the sessions
+left running by a process that died are ended (recovery.py).
 
 Every check that can refuse a file runs before anything is written to it, so a foreign,
 corrupt or newer database is never modified.
@@ -13,6 +14,7 @@ import aiosqlite
 
 from tui_agent.store.errors import StoreError
 from tui_agent.store.migrations import APPLICATION_ID, SCHEMA_VERSION, apply_migrations
+from tui_agent.store.recovery import interrupt_orphans
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 10_000
@@ -60,6 +62,20 @@ async def _check_ours(conn: aiosqlite.Connection, path: Path) -> None:
         )
 
 
+def connect_writer(path: Path) -> sqlite3.Connection:
+    """A second, plain connection to a database `open_connection` has opened (the store's
+    writer, used from one thread), in autocommit mode with the same settings."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute("PRAGMA synchronous = NORMAL")  # see open_connection
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
 async def open_connection(path: Path) -> aiosqlite.Connection:
     """A connection to the tui-agent database at `path`, created and migrated as needed.
 
@@ -87,6 +103,7 @@ async def open_connection(path: Path) -> aiosqlite.Connection:
         # below the rest of an append, paid on every streamed token batch.
         await conn.execute("PRAGMA synchronous = NORMAL")
         await apply_migrations(conn)
+        await interrupt_orphans(conn, path)
     except sqlite3.DatabaseError as exc:
         await conn.close()
         raise StoreError(f"cannot use database {path}: {exc}") from None

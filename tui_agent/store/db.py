@@ -5,69 +5,76 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
-from collections.abc import AsyncIterator, Iterable, Sequence
-from contextlib import asynccontextmanager, suppress
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 import aiosqlite
-from pydantic import ValidationError
 
 from tui_agent.analysis.models import FieldFeedback
-from tui_agent.events import Event, EventSchemaError, FeedbackSubmitted, ItemsExtracted, LLMCall
+from tui_agent.events import Event, FeedbackSubmitted, LLMCall
 from tui_agent.session import SessionState, SessionSummary, fold
+from tui_agent.store.appends import Append
 from tui_agent.store.connection import open_connection
 from tui_agent.store.errors import SessionNotFound, StoreError
 from tui_agent.store.jsonl import read_jsonl, write_lines
+from tui_agent.store.queries import event_rows, fetch, write_transaction
 from tui_agent.store.rows import (
-    APPEND_EVENT,
-    APPEND_ITEM,
     INSERT_EVENT,
     INSERT_FEEDBACK,
     INSERT_ITEM,
     INSERT_LLM_CALL,
     INSERT_SESSION,
     SELECT_SUMMARY,
-    event_items,
     event_row,
     feedback_rows,
     item_json,
     llm_call_row,
-    load_event,
+    load_events,
     row_summary,
     summary_row,
 )
+from tui_agent.store.writer import AppendWriter
 
-_DERIVING = (ItemsExtracted, FeedbackSubmitted, LLMCall)
-"""Events that imply rows besides their own (items, feedback, llm_calls)."""
 _PREFIX_END = "\U0010ffff"  # sorts after every character an id can hold
-
-
-async def _fetch(conn: aiosqlite.Connection, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-    return list(await conn.execute_fetchall(sql, params))
 
 
 class Store:
     """The sessions database. Open with `await Store.open(path)`; close when done.
 
-    One connection serves all calls of a `Store`; a lock keeps each call's statements
-    together, so a reader never sees half of an append. Other processes may read and write
-    the same file at the same time (WAL).
+    Appends are group-committed by a writer with its own connection (writer.py): those that
+    arrive while a commit runs share the next transaction. Every other call goes through one
+    connection, held by one call at a time. Readers see only committed transactions, so
+    never half of an append. Other processes may read and write the same file at the same
+    time (WAL).
     """
 
-    def __init__(self, path: Path, conn: aiosqlite.Connection) -> None:
+    def __init__(self, path: Path, conn: aiosqlite.Connection, writer: AppendWriter) -> None:
         self.path = path
         self._conn = conn
         self._lock = asyncio.Lock()
+        self._writer = writer
 
     @classmethod
     async def open(cls, path: Path | str) -> Store:
-        """Open (creating the file and its folders if needed) and migrate the database."""
+        """Open (creating the file and its folders if needed) and migrate the database.
+
+        Sessions left "running" by a process that is gone are ended as "interrupted" here.
+        """
         path = Path(path).expanduser()
-        return cls(path, await open_connection(path))
+        conn = await open_connection(path)
+        try:
+            writer = await AppendWriter.open(path)
+        except BaseException:
+            await conn.close()
+            raise
+        return cls(path, conn, writer)
 
     async def close(self) -> None:
+        """Write what is queued, then close the connections."""
+        await self._writer.close()
         async with self._lock:
             await self._conn.close()
 
@@ -93,63 +100,48 @@ class Store:
             except sqlite3.Error as exc:
                 raise StoreError(f"database {self.path}: {exc}") from None
 
-    @asynccontextmanager
-    async def _transaction(self, conn: aiosqlite.Connection) -> AsyncIterator[None]:
-        """A write transaction: all of it is committed, or none of it."""
-        await conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-            await conn.execute("COMMIT")
-        except BaseException:
-            # A cancelled COMMIT may have gone through anyway: then there is nothing to undo.
-            with suppress(sqlite3.OperationalError):
-                await conn.execute("ROLLBACK")
-            raise
-
     def _not_found(self, session_id: str) -> SessionNotFound:
         return SessionNotFound(
             f"no session {session_id!r} in {self.path} (try `tui-agent sessions list`)"
         )
 
     async def _require(self, conn: aiosqlite.Connection, session_id: str) -> None:
-        if not await _fetch(conn, "SELECT 1 FROM sessions WHERE id = ?", (session_id,)):
+        if not await fetch(conn, "SELECT 1 FROM sessions WHERE id = ?", (session_id,)):
             raise self._not_found(session_id)
-
-    def _load(self, session_id: str, rows: Iterable[Sequence[Any]]) -> list[Event]:
-        """Events from (seq, json) rows; an event this version cannot read is a StoreError."""
-        events = []
-        for seq, text in rows:
-            try:
-                events.append(load_event(text))
-            except (EventSchemaError, ValidationError) as exc:
-                reason = str(exc).splitlines()[0]
-                raise StoreError(
-                    f"session {session_id} event {seq} in {self.path} is unreadable: {reason}"
-                ) from None
-        return events
-
-    async def _event_rows(
-        self, conn: aiosqlite.Connection, session_id: str, after_seq: int = 0
-    ) -> list[Any]:
-        return await _fetch(
-            conn,
-            "SELECT seq, json FROM events WHERE session_id = ? AND seq > ? ORDER BY seq",
-            (session_id, after_seq),
-        )
 
     # -- writing --------------------------------------------------------------------------
 
     async def append(self, event: Event, summary: SessionSummary | None = None) -> None:
         """Record one stamped event, its derived rows and the session's summary row.
 
-        One transaction, committed before this returns (durable against the process being
-        killed right after). Without `summary`, the session's stored events plus this one
-        are re-read and folded to make it, which costs O(session length) per call: bulk
-        writers pass the summary (as SessionRunner does) or use `import_jsonl`. Seqs must
-        run on without gaps: a gap or a repeat is refused.
+        Committed before this returns (durable against the process being killed right
+        after), in a transaction it may share with appends made meanwhile. Without `summary`,
+        the session's stored events plus this one are re-read and folded to make it, which
+        costs O(session length) per call: bulk writers pass the summary (as SessionRunner
+        does) or use `import_jsonl`. Seqs must run on without gaps: a gap or a repeat is
+        refused. The first append to a running session records this process as its owner
+        (owners.py); its SessionEnded forgets the owners.
         Cancelling the caller does not cancel an append under way: the event is still
         recorded, so the stored stream never falls behind the caller's seq.
         """
+        await self._writer.submit([self._checked(event, summary)])[0]
+
+    async def append_many(self, records: Iterable[tuple[Event, SessionSummary | None]]) -> None:
+        """Record a burst of stamped events at once, in order, as `append` records each.
+
+        For producers that hold many events at once: they share transactions (as few as the
+        batch limit allows) and this returns once all are committed. A refused event raises
+        its StoreError once the rest are written: the events before it are recorded, and so
+        are the later ones its refusal does not affect (other sessions'). Cancelling the
+        caller does not cancel the appends.
+        """
+        futures = self._writer.submit([self._checked(event, summary) for event, summary in records])
+        for outcome in await asyncio.gather(*futures, return_exceptions=True):
+            if isinstance(outcome, BaseException):
+                raise outcome
+
+    @staticmethod
+    def _checked(event: Event, summary: SessionSummary | None) -> Append:
         if not event.session_id:
             raise StoreError("cannot append an event without a session_id (stamp it first)")
         if summary is not None and summary.session_id != event.session_id:
@@ -157,49 +149,7 @@ class Store:
                 f"summary of session {summary.session_id!r} given for an event of "
                 f"session {event.session_id!r}"
             )
-        await asyncio.shield(self._append(event, summary))
-
-    async def _append(self, event: Event, summary: SessionSummary | None) -> None:
-        row = event_row(event)
-        async with self._use() as conn:
-            try:
-                if summary is not None and not isinstance(event, _DERIVING):
-                    # A single statement commits on its own (autocommit): one round trip.
-                    await conn.execute(APPEND_EVENT, summary_row(summary) + row[1:])
-                    return
-                async with self._transaction(conn):
-                    if summary is None:
-                        stored = self._load(
-                            event.session_id, await self._event_rows(conn, event.session_id)
-                        )
-                        summary = fold([*stored, event]).summary()
-                    await conn.execute(APPEND_EVENT, summary_row(summary) + row[1:])
-                    await self._write_derived(conn, event, row[4])
-            except sqlite3.IntegrityError as exc:
-                if "events seq gap" not in str(exc):
-                    raise
-                rows = await _fetch(
-                    conn,
-                    "SELECT coalesce(max(seq), 0) FROM events WHERE session_id = ?",
-                    (event.session_id,),
-                )
-                raise StoreError(
-                    f"cannot append event {event.seq} to session {event.session_id}: "
-                    f"its last event is {rows[0][0]} (seqs are gap-free)"
-                ) from None
-
-    async def _write_derived(self, conn: aiosqlite.Connection, event: Event, text: str) -> None:
-        """The items / feedback / llm_calls rows an event implies."""
-        if isinstance(event, ItemsExtracted):
-            if event.replace:
-                await conn.execute("DELETE FROM items WHERE session_id = ?", (event.session_id,))
-            await conn.executemany(
-                APPEND_ITEM, [(event.session_id, item) for item in event_items(text)]
-            )
-        elif isinstance(event, FeedbackSubmitted):
-            await conn.executemany(INSERT_FEEDBACK, feedback_rows(event))
-        elif isinstance(event, LLMCall):
-            await conn.execute(INSERT_LLM_CALL, llm_call_row(event))
+        return Append.of(event, summary)
 
     async def delete(self, session_id: str) -> None:
         """Remove the session and every row of it."""
@@ -217,8 +167,8 @@ class Store:
         events = await asyncio.to_thread(read_jsonl, Path(path))
         session_id = events[0].session_id
         state = fold(events)
-        async with self._use() as conn, self._transaction(conn):
-            if await _fetch(conn, "SELECT 1 FROM sessions WHERE id = ?", (session_id,)):
+        async with self._use() as conn, write_transaction(conn):
+            if await fetch(conn, "SELECT 1 FROM sessions WHERE id = ?", (session_id,)):
                 raise StoreError(
                     f"session {session_id} already exists in {self.path}; delete it first "
                     f"(`tui-agent sessions delete {session_id}`)"
@@ -243,13 +193,13 @@ class Store:
     async def list_sessions(self) -> list[SessionSummary]:
         """Every session's summary, newest first."""
         async with self._use() as conn:
-            rows = await _fetch(conn, f"{SELECT_SUMMARY} ORDER BY started_at DESC, id")
+            rows = await fetch(conn, f"{SELECT_SUMMARY} ORDER BY started_at DESC, id")
         return [row_summary(row) for row in rows]
 
     async def resolve(self, id_or_prefix: str) -> str:
         """The full id of the one session whose id is or starts with `id_or_prefix`."""
         async with self._use() as conn:
-            rows = await _fetch(
+            rows = await fetch(
                 conn,
                 "SELECT id FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT 6",
                 (id_or_prefix, id_or_prefix + _PREFIX_END),
@@ -269,10 +219,10 @@ class Store:
     async def events(self, session_id: str, after_seq: int = 0) -> list[Event]:
         """The session's events with seq > `after_seq`, in seq order."""
         async with self._use() as conn:
-            rows = await self._event_rows(conn, session_id, after_seq)
+            rows = await event_rows(conn, session_id, after_seq)
             if not rows:
                 await self._require(conn, session_id)
-        return self._load(session_id, rows)
+        return load_events(self.path, session_id, rows)
 
     async def state(self, session_id: str) -> SessionState:
         """The session folded from its stored events."""
@@ -281,7 +231,7 @@ class Store:
     async def items(self, session_id: str, offset: int = 0, limit: int | None = None) -> list[Any]:
         """The session's items from index `offset`, at most `limit` of them."""
         async with self._use() as conn:
-            rows = await _fetch(
+            rows = await fetch(
                 conn,
                 "SELECT json FROM items WHERE session_id = ? AND idx >= ? ORDER BY idx LIMIT ?",
                 (session_id, offset, -1 if limit is None else limit),  # LIMIT -1: no limit
@@ -293,7 +243,7 @@ class Store:
     async def item_count(self, session_id: str) -> int:
         """How many items the session holds now."""
         async with self._use() as conn:
-            rows = await _fetch(
+            rows = await fetch(
                 conn,
                 "SELECT coalesce(max(idx) + 1, 0) FROM items WHERE session_id = ?",
                 (session_id,),
@@ -305,7 +255,7 @@ class Store:
     async def feedback(self, session_id: str) -> list[FieldFeedback]:
         """Every field feedback given on the session, in the order it was submitted."""
         async with self._use() as conn:
-            rows = await _fetch(
+            rows = await fetch(
                 conn,
                 "SELECT json FROM feedback WHERE session_id = ? ORDER BY seq, position",
                 (session_id,),
@@ -317,7 +267,7 @@ class Store:
     async def export_jsonl(self, session_id: str, path: Path) -> int:
         """Write the session's stored events, one per line, to `path`; returns how many."""
         async with self._use() as conn:
-            rows = await self._event_rows(conn, session_id)
+            rows = await event_rows(conn, session_id)
             if not rows:
                 await self._require(conn, session_id)
         return await asyncio.to_thread(write_lines, Path(path), (row[1] for row in rows))

@@ -127,7 +127,26 @@ _V1: Migration = (
     """,
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_V1,)
+# The processes recording each running session (see owners.py), so that a session whose
+# process died can be ended as "interrupted" by the next process to open the database. A table
+# rather than columns of `sessions`: a session can have several owners at once (the process
+# running it and one resuming it to add feedback), and it is interrupted only once all are gone.
+# Rows are written with a session's first append and deleted with its SessionEnded.
+_V2: Migration = (
+    """
+    CREATE TABLE session_owners (
+        session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        host TEXT NOT NULL,
+        boot_id TEXT NOT NULL,
+        pid_ns TEXT NOT NULL,
+        pid INTEGER NOT NULL,
+        start_ticks INTEGER NOT NULL,
+        PRIMARY KEY (session_id, host, boot_id, pid_ns, pid, start_ticks)
+    ) WITHOUT ROWID
+    """,
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2)
 SCHEMA_VERSION = len(MIGRATIONS)
 """The schema version this code writes."""
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -12,12 +13,14 @@ from tui_agent.events import (
     EVENT_ADAPTER,
     SCHEMA_VERSION,
     Event,
+    EventSchemaError,
     FeedbackSubmitted,
     LLMCall,
     dump_event,
     parse_event,
 )
 from tui_agent.session import SessionSummary
+from tui_agent.store.errors import StoreError
 
 SUMMARY_COLUMNS = (
     "id",
@@ -49,6 +52,8 @@ APPEND_EVENT = (
 """Upsert the summary row and insert the event in one statement; parameters: the summary
 row, then the event row without its session_id (see the migration)."""
 SELECT_SUMMARY = f"SELECT {', '.join(SUMMARY_COLUMNS)} FROM sessions"
+SELECT_EVENTS = "SELECT seq, json FROM events WHERE session_id = ? AND seq > ? ORDER BY seq"
+"""(seq, json) of a session's events after a seq, in order; parameters: session id, seq."""
 
 
 def summary_row(summary: SessionSummary) -> tuple[Any, ...]:
@@ -88,6 +93,7 @@ APPEND_ITEM = (
     " SELECT ?1, coalesce(max(idx) + 1, 0), ?2 FROM items WHERE session_id = ?1"
 )
 """Add an item after the session's last one; parameters: session id, item JSON."""
+DELETE_ITEMS = "DELETE FROM items WHERE session_id = ?"
 INSERT_ITEM = "INSERT INTO items (session_id, idx, json) VALUES (?, ?, ?)"
 INSERT_FEEDBACK = (
     "INSERT INTO feedback (session_id, seq, position, field, issue, json) VALUES (?, ?, ?, ?, ?, ?)"
@@ -147,3 +153,17 @@ def load_event(text: str) -> Event:
     if event.schema_version > SCHEMA_VERSION:
         return parse_event(text)
     return event
+
+
+def load_events(path: Path, session_id: str, rows: Iterable[Sequence[Any]]) -> list[Event]:
+    """Events from stored (seq, json) rows; one this version cannot read is a StoreError."""
+    events = []
+    for seq, text in rows:
+        try:
+            events.append(load_event(text))
+        except (EventSchemaError, ValidationError) as exc:
+            reason = str(exc).splitlines()[0]
+            raise StoreError(
+                f"session {session_id} event {seq} in {path} is unreadable: {reason}"
+            ) from None
+    return events

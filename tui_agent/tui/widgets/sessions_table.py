@@ -43,6 +43,7 @@ STATUS_COLORS = {
     "failed": "red",
     "cancelled": "yellow",
     "stopped": "yellow",
+    "interrupted": "magenta",
 }
 
 

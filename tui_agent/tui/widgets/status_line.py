@@ -17,6 +17,7 @@ STATUS_STYLES = {
     "failed": "$text-error",
     "cancelled": "$text-warning",
     "stopped": "$text-warning",
+    "interrupted": "$text-secondary",
 }
 
 
