@@ -110,20 +110,25 @@ class SubprocessLauncher:
         self._process: asyncio.subprocess.Process | None = None
 
     async def spawn(self) -> Connection:
+        return await self._exec(self.argv)
+
+    async def _exec(self, argv: Sequence[str], *, pass_fds: Sequence[int] = ()) -> Connection:
+        """Start `argv` with the descriptors `pass_fds` open in it."""
         if self.cgroup is None and self.max_processes:
             self.cgroup = PidsCgroup.create(self.max_processes)
         try:
             self._process = await asyncio.create_subprocess_exec(
-                *self.argv,
+                *argv,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
                 cwd=self.cwd,
                 env=self.env,
                 start_new_session=True,
+                pass_fds=pass_fds,
             )
         except OSError as exc:
-            raise SandboxError(f"cannot start {self.argv[0]}: {exc.strerror or exc}") from exc
+            raise SandboxError(f"cannot start {argv[0]}: {exc.strerror or exc}") from exc
         process = self._process
         assert process.stdin and process.stdout
         return Connection(process.stdin, process.stdout, process.stderr)
