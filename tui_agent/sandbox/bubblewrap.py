@@ -231,16 +231,20 @@ def bwrap_command(bwrap: str, options: Options) -> list[str]:
 
 
 def bubblewrap_status(python: str = PYTHON) -> tuple[bool, str]:
-    """(ok, reason): whether bwrap and a system Python are there (without starting one)."""
+    """(ok, reason): whether bwrap, a system Python and the seccomp filter are there (without
+    starting a sandbox)."""
     bwrap = shutil.which("bwrap")
     if not bwrap:
         return False, f"bwrap not found; {INSTALL_HINT}"
     if not Path(python).is_file():
         return False, f"no system Python at {python} (bubblewrap runs the runner with it)"
+    filtered, why = seccomp.seccomp_status()
+    if not filtered:
+        return False, why
     try:
         version = subprocess.run(
             [bwrap, "--version"], capture_output=True, text=True, timeout=10, check=False
         ).stdout.strip()
     except (OSError, subprocess.TimeoutExpired) as exc:
         return False, f"{bwrap} does not run: {exc}"
-    return True, f"{version or 'bwrap'} at {bwrap}, Python {python}"
+    return True, f"{version or 'bwrap'} at {bwrap}, Python {python}, {why}"
