@@ -32,20 +32,23 @@ def sandbox_owner(workspace: Path) -> tuple[int, int]:
 
 
 def contained(root: Path, path: Path) -> Path:
-    """`path` with every link resolved, when it stays inside `root`; else SandboxError."""
-    resolved = Path(root, path).resolve()
+    """`path` (relative to `root`) with every link resolved, when it stays inside `root`;
+    else SandboxError. Nothing the links point to is opened."""
+    try:
+        resolved = Path(root, path).resolve()
+    except (OSError, RuntimeError) as exc:  # RuntimeError: a loop of links (Python 3.11)
+        raise SandboxError(f"{path} in the workspace {root} cannot be resolved: {exc}") from exc
     if not resolved.is_relative_to(root.resolve()):
         raise SandboxError(f"{path} leads out of the workspace {root} (to {resolved}); refused")
     return resolved
 
 
-def drop_escaping_links(root: Path) -> list[Path]:
-    """Delete every symlink under `root` that leads out of it; return where they were.
+def drop_escaping_links(root: Path) -> None:
+    """Delete every symlink under `root` that leads out of it.
 
     Links are resolved without opening anything they point to, and no directory link is
     descended into, so nothing outside `root` is read or changed.
     """
-    dropped = []
     for folder, dirs, files in os.walk(root):
         for name in dirs + files:
             path = Path(folder, name)
@@ -53,7 +56,5 @@ def drop_escaping_links(root: Path) -> list[Path]:
                 continue
             try:
                 contained(root, path)
-            except (SandboxError, OSError, RuntimeError):  # RuntimeError: a loop of links
+            except SandboxError:
                 path.unlink()
-                dropped.append(path)
-    return dropped
