@@ -4,6 +4,7 @@ closes without leaving a mount or a loop device, and links planted inside never 
 import errno
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from tui_agent.sandbox.base import SandboxError
 from tui_agent.sandbox.choose import BACKENDS
 from tui_agent.sandbox.limits import Limits
 from tui_agent.sandbox.models import ExecuteRequest
-from tui_agent.sandbox.quota import state_dir
+from tui_agent.sandbox.quota import hold, state_dir
 from tui_agent.sandbox.workspace import contained
 
 FILL_FROM_PROCESSES = """
@@ -139,3 +140,29 @@ async def test_links_planted_inside_are_never_followed_on_the_host(
             shadow_before.st_mode,
             shadow_before.st_mtime_ns,
         )
+
+
+CRASHING_HOLDER = """
+import os, sys
+from pathlib import Path
+from tui_agent.sandbox.quota import hold
+
+hold(Path(sys.argv[1]), 8, (65534, 65534))
+Path(sys.argv[1], "written.txt").write_text("before the crash")
+os._exit(0)  # no release, no atexit
+"""
+
+
+def test_a_quota_left_by_a_crashed_process_is_copied_back_by_the_next(
+    workspace, tmp_path, quota_here
+):
+    os.chown(workspace, 65534, 65534)
+    subprocess.run([sys.executable, "-c", CRASHING_HOLDER, str(workspace)], check=True)
+    assert os.path.ismount(workspace)
+    other = tmp_path / "other"
+    other.mkdir()
+    mine = hold(other, 8, (65534, 65534))  # any first hold cleans up after the dead owner
+    assert mine is not None
+    mine.release()
+    assert not os.path.ismount(workspace)
+    assert (workspace / "written.txt").read_text() == "before the crash"
