@@ -12,14 +12,13 @@ namespace with it.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui_agent.sandbox import quota, seccomp
+from tui_agent.sandbox import seccomp
 from tui_agent.sandbox.base import SandboxError, ensure_workspace
 from tui_agent.sandbox.limits import ADDRESS_SPACE_ENV, Limits
 from tui_agent.sandbox.process import (
@@ -31,7 +30,7 @@ from tui_agent.sandbox.process import (
     runner_command,
     signal_reason,
 )
-from tui_agent.sandbox.quota import QuotaHold
+from tui_agent.sandbox.quota import SandboxQuota
 from tui_agent.sandbox.workspace import sandbox_owner
 
 PYTHON = "/usr/bin/python3"
@@ -40,6 +39,8 @@ WORKSPACE_PATH = "/workspace"
 STAGE = Path("/run/tui-agent/workspace")
 """Where root binds the workspace, in the sandbox's own mount namespace, for bwrap to reach."""
 INSTALL_HINT = "install it with `apt-get install bubblewrap`"
+ROOT_TOOLS = ("unshare", "setpriv", "mount")
+UTIL_HINT = "install them with `apt-get install util-linux mount`"
 ROOT_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 ETC_FILES = (
     "alternatives",
@@ -97,15 +98,10 @@ class BubblewrapLauncher(SubprocessLauncher):
         self.network = network
         self.limits = limits
         self.owner = sandbox_owner(workspace)
-        self.quota: QuotaHold | None = None
-        self._quota_taken = False
+        self.quota = SandboxQuota(workspace, limits.workspace_quota_mb, self.owner)
 
     async def spawn(self) -> Connection:
-        if not self._quota_taken:
-            self.quota = await asyncio.to_thread(
-                quota.hold, self.workspace, self.limits.workspace_quota_mb, self.owner
-            )
-            self._quota_taken = True
+        await self.quota.take()
         root = os.geteuid() == 0
         if root:
             STAGE.mkdir(parents=True, exist_ok=True)
@@ -136,8 +132,7 @@ class BubblewrapLauncher(SubprocessLauncher):
 
     async def close(self) -> None:
         await super().close()
-        if self.quota is not None:
-            await asyncio.to_thread(self.quota.release)
+        await self.quota.release()
 
 
 @dataclass(frozen=True)
@@ -241,6 +236,9 @@ def bubblewrap_status(python: str = PYTHON) -> tuple[bool, str]:
     filtered, why = seccomp.seccomp_status()
     if not filtered:
         return False, why
+    missing = [tool for tool in ROOT_TOOLS if not shutil.which(tool)]
+    if os.geteuid() == 0 and missing:
+        return False, f"{', '.join(missing)} missing (bubblewrap drops root with them): {UTIL_HINT}"
     try:
         version = subprocess.run(
             [bwrap, "--version"], capture_output=True, text=True, timeout=10, check=False

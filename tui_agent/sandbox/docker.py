@@ -31,7 +31,7 @@ from tui_agent.sandbox.process import (
     RunnerSandbox,
     signal_reason,
 )
-from tui_agent.sandbox.quota import QuotaHold
+from tui_agent.sandbox.quota import SandboxQuota
 from tui_agent.sandbox.workspace import sandbox_owner
 
 STDERR_FRAME = 2
@@ -116,8 +116,7 @@ class DockerLauncher:
     def __init__(self, spec: ContainerSpec, pool: ContainerPool | None = None) -> None:
         self.spec = spec
         self._pool = pool
-        self._quota: QuotaHold | None = None
-        self._quota_taken = False
+        self._quota = SandboxQuota(Path(spec.workspace), spec.quota_mb, spec.owner)
         self._attached: Attached | None = None
         self._writer: asyncio.StreamWriter | None = None
         self._splitter: asyncio.Task[None] | None = None
@@ -130,9 +129,7 @@ class DockerLauncher:
     async def spawn(self) -> Connection:
         if self._pool is None:
             self._pool = await asyncio.to_thread(shared_pool)
-        if not self._quota_taken:
-            self._quota = await asyncio.to_thread(self.spec.hold_quota)
-            self._quota_taken = True
+        await self._quota.take()
         attached = await self._pool.acquire(self.spec)
         self._attached = attached
         try:
@@ -169,8 +166,7 @@ class DockerLauncher:
 
     async def close(self) -> None:
         await self.stop()
-        if self._quota is not None:
-            await asyncio.to_thread(self._quota.release)
+        await self._quota.release()
 
 
 async def demultiplex(

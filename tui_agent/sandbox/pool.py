@@ -63,10 +63,15 @@ class ContainerSpec:
     env: tuple[tuple[str, str], ...] = ()
     quota_mb: int = 0
 
+    @property
+    def owner(self) -> tuple[int, int]:
+        """`user` as (uid, gid)."""
+        uid, gid = self.user.split(":")
+        return int(uid), int(gid)
+
     def hold_quota(self) -> QuotaHold | None:
-        """A hold on the workspace's quota (see quota.py), for one user of the workspace."""
-        uid, gid = (int(part) for part in self.user.split(":"))
-        return quota.hold(Path(self.workspace), self.quota_mb, (uid, gid))
+        """A hold on the workspace's quota (see quota.py), for one container."""
+        return quota.hold(Path(self.workspace), self.quota_mb, self.owner)
 
     def run_options(self) -> dict:
         """Keyword arguments for `client.containers.create`."""

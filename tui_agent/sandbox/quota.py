@@ -16,6 +16,7 @@ It needs root, a loop device, mkfs.ext4 and rsync; elsewhere workspaces are not 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import fcntl
 import itertools
@@ -103,6 +104,30 @@ def hold(workspace: Path, size_mb: int, owner: tuple[int, int]) -> QuotaHold | N
             _mounts[workspace] = mount
         mount.holds += 1
     return QuotaHold(workspace)
+
+
+class SandboxQuota:
+    """One sandbox's hold on its workspace's quota: taken at its first start, kept across its
+    restarts, released when it closes."""
+
+    def __init__(self, workspace: Path, size_mb: int, owner: tuple[int, int]) -> None:
+        self.workspace = workspace
+        self.size_mb = size_mb
+        self.owner = owner
+        self._hold: QuotaHold | None = None
+        self._taken = False
+
+    async def take(self) -> None:
+        """Hold the quota, the first time only (SandboxError when it cannot be made)."""
+        if not self._taken:
+            self._hold = await asyncio.to_thread(hold, self.workspace, self.size_mb, self.owner)
+            self._taken = True
+
+    async def release(self) -> None:
+        """Let go of the hold, if one was taken."""
+        held, self._hold = self._hold, None
+        if held is not None:
+            await asyncio.to_thread(held.release)
 
 
 @dataclass
