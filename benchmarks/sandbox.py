@@ -41,7 +41,7 @@ from tui_agent.sandbox.docker import DockerSandbox
 from tui_agent.sandbox.engine import IMAGE
 from tui_agent.sandbox.limits import Limits
 from tui_agent.sandbox.models import ExecuteRequest
-from tui_agent.sandbox.pool import ContainerPool
+from tui_agent.sandbox.pool import ContainerPool, close_shared_pool
 from tui_agent.sandbox.quota import quota_status
 
 TRIVIAL = ExecuteRequest(code="1 + 1")
@@ -113,6 +113,9 @@ async def backend_section(name: str, baseline: float, args: argparse.Namespace) 
             restart = hung.duration - HANG.timeout + time.perf_counter() - restarted
         finally:
             await sandbox.close()
+            # The restart above left a warm container for this workspace in the shared pool;
+            # it holds the workspace quota's mount until the pool lets it go.
+            close_shared_pool()
     p50, p95 = statistics.median(warm), percentile(warm, 0.95)
     print(f"\n[{name}] {'isolated' if sandbox.isolated else 'NOT isolated'}")
     print(f"  start           {start * 1000:8.1f} ms")
