@@ -88,8 +88,9 @@ def hold(workspace: Path, size_mb: int, owner: tuple[int, int]) -> QuotaHold | N
     """Cap `workspace` (absolute, existing) at `size_mb` MiB while the hold lasts.
 
     The first hold of this process mounts the image, owned by `owner` (uid, gid); later holds
-    share it, whatever size they ask for. None when nothing is capped: `size_mb` is 0, quotas
-    do not work here (`quota_status`), or a live process of ours holds this workspace already.
+    share it, whatever size they ask for. None when this hold caps nothing: `size_mb` is 0,
+    quotas do not work here (`quota_status`), or another live process has capped this
+    workspace already (its cap applies).
     Raises SandboxError (one line) when the workspace's files do not fit or mounting fails.
     """
     if not size_mb or not quota_status()[0]:
