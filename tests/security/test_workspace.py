@@ -1,6 +1,7 @@
 """The workspace on the host: capped in size whatever writes it, copied back when the sandbox
 closes without leaving a mount or a loop device, and links planted inside never followed."""
 
+import asyncio
 import errno
 import os
 import subprocess
@@ -166,3 +167,22 @@ def test_a_quota_left_by_a_crashed_process_is_copied_back_by_the_next(
     mine.release()
     assert not os.path.ismount(workspace)
     assert (workspace / "written.txt").read_text() == "before the crash"
+
+
+async def test_a_start_cancelled_while_the_quota_is_made_leaves_no_mount(
+    backend, workspace, tmp_path, limits, quota_here
+):
+    box = BACKENDS[backend](workspace=workspace, limits=limits)
+    starting = asyncio.create_task(box.start())
+    for _ in range(3):  # into the thread that makes the quota's image
+        await asyncio.sleep(0)
+    starting.cancel()
+    await asyncio.gather(starting, return_exceptions=True)
+    await box.close()
+    other = tmp_path / "other"
+    other.mkdir()
+    mine = hold(other, 8, (65534, 65534))  # waits for a quota still being made, if any
+    assert mine is not None
+    mine.release()
+    assert not os.path.ismount(workspace)
+    assert own_images() == []

@@ -109,24 +109,34 @@ def hold(workspace: Path, size_mb: int, owner: tuple[int, int]) -> QuotaHold | N
 
 class SandboxQuota:
     """One sandbox's hold on its workspace's quota: taken at its first start, kept across its
-    restarts, released when it closes."""
+    restarts, released when it closes.
+
+    A start cancelled while the hold is being made (in a thread, which cannot be stopped) does
+    not lose it: `release` waits for it and lets it go.
+    """
 
     def __init__(self, workspace: Path, size_mb: int, owner: tuple[int, int]) -> None:
         self.workspace = workspace
         self.size_mb = size_mb
         self.owner = owner
-        self._hold: QuotaHold | None = None
-        self._taken = False
+        self._taking: asyncio.Future[QuotaHold | None] | None = None
 
     async def take(self) -> None:
         """Hold the quota, the first time only (SandboxError when it cannot be made)."""
-        if not self._taken:
-            self._hold = await asyncio.to_thread(hold, self.workspace, self.size_mb, self.owner)
-            self._taken = True
+        if self._taking is None:
+            work = asyncio.to_thread(hold, self.workspace, self.size_mb, self.owner)
+            self._taking = asyncio.ensure_future(work)
+        await asyncio.shield(self._taking)
 
     async def release(self) -> None:
-        """Let go of the hold, if one was taken."""
-        held, self._hold = self._hold, None
+        """Let go of the hold, if one was taken (or is still being taken)."""
+        taking, self._taking = self._taking, None
+        if taking is None:
+            return
+        try:
+            held = await taking
+        except SandboxError:
+            return
         if held is not None:
             await asyncio.to_thread(held.release)
 
