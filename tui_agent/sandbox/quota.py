@@ -5,10 +5,11 @@ While a sandbox (or a warm container) of this process uses a workspace, an ext4 
 private state folder and bound over the workspace. Every backend bind-mounts the workspace and
 the host reads it, so all see the same files; past the size, writes fail with ENOSPC inside the
 sandbox, whatever process or file they come from, and the host disk is untouched. When the last
-hold of this process is released, the bind is removed, links that lead out of the workspace are
-dropped, the image's files are copied back into the folder (rsync), and the image is unmounted
-(its loop device is freed with it) and deleted. The quota of an owner that died without
-releasing it is copied back the same way by the next process that takes one.
+hold of this process is released (or the process exits), the bind is removed, links that lead
+out of the workspace are dropped, the image's files are copied back into the folder (rsync),
+and the image is unmounted (its loop device is freed with it) and deleted. The quota of an
+owner that died without releasing it is copied back the same way by the next process that
+takes one.
 
 It needs root, a loop device, mkfs.ext4 and rsync; elsewhere workspaces are not capped, and
 `quota_status()` says so.
@@ -17,6 +18,7 @@ It needs root, a loop device, mkfs.ext4 and rsync; elsewhere workspaces are not 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import fcntl
 import itertools
@@ -77,7 +79,9 @@ class QuotaHold:
             return
         self.released = True
         with _locked():
-            mount = _mounts[self.workspace]
+            mount = _mounts.get(self.workspace)
+            if mount is None:  # already removed at exit (release_all)
+                return
             mount.holds -= 1
             if mount.holds == 0:
                 del _mounts[self.workspace]
@@ -105,6 +109,18 @@ def hold(workspace: Path, size_mb: int, owner: tuple[int, int]) -> QuotaHold | N
             _mounts[workspace] = mount
         mount.holds += 1
     return QuotaHold(workspace)
+
+
+@atexit.register
+def release_all() -> None:
+    """Copy back and remove every image this process still has mounted (at exit: sandboxes
+    that were never closed); one that fails is left for the next process to recover."""
+    with _locked():
+        mounts = list(_mounts.values())
+        _mounts.clear()
+        for mount in mounts:
+            with contextlib.suppress(SandboxError):
+                mount.remove()
 
 
 class SandboxQuota:
