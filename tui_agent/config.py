@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import ValidationError
+from pydantic import Field, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from tui_agent.errors import UserError
@@ -68,6 +68,7 @@ class Settings(BaseSettings):
     db: Path = default_db_path()
     sandbox: SandboxName = "auto"
     workspace: Path = default_workspace()
+    workspace_quota_mb: int = Field(default=1024, ge=0)
     chromium: str | None = None
     api_base: str | None = None
 

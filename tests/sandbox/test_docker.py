@@ -20,7 +20,7 @@ from docker.errors import NotFound
 from support.requirements import require_backend
 
 from tui_agent.sandbox.base import SandboxError
-from tui_agent.sandbox.docker import DockerSandbox, demultiplex, workspace_user
+from tui_agent.sandbox.docker import DockerSandbox, demultiplex
 from tui_agent.sandbox.engine import (
     IMAGE,
     OWNER_LABEL,
@@ -43,6 +43,7 @@ from tui_agent.sandbox.image import (
 from tui_agent.sandbox.limits import Limits
 from tui_agent.sandbox.models import ExecuteRequest
 from tui_agent.sandbox.pool import ContainerPool
+from tui_agent.sandbox.workspace import sandbox_owner
 
 LIMITS = Limits(memory_mb=256, processes=48, file_size_mb=8, cpu_seconds=20, tmp_size_mb=24)
 WAIT = 60.0
@@ -186,10 +187,10 @@ def test_a_root_owned_workspace_with_files_is_refused(workspace: Path):
         pytest.skip("only root hands workspaces to the sandbox user")
     (workspace / "mine.txt").write_text("root's")
     with pytest.raises(SandboxError, match="belongs to root and is not empty"):
-        workspace_user(workspace)
+        sandbox_owner(workspace)
     empty = workspace.parent / "empty"
     empty.mkdir()
-    assert workspace_user(empty) == SANDBOX_USER
+    assert ":".join(str(part) for part in sandbox_owner(empty)) == SANDBOX_USER
     assert empty.stat().st_uid == 65534
 
 
@@ -280,6 +281,7 @@ import asyncio, os, sys
 from pathlib import Path
 from tui_agent.sandbox.docker import DockerSandbox
 from tui_agent.sandbox.pool import ContainerPool
+from tui_agent.sandbox.workspace import sandbox_owner
 
 async def main():
     box = DockerSandbox(workspace=Path(sys.argv[1]), pool=ContainerPool(size=1))

@@ -1,7 +1,9 @@
 """Limits and faults: every one comes back as a clear result and the sandbox stays usable."""
 
 import asyncio
+import gc
 import textwrap
+import warnings
 from typing import Any
 
 import pytest
@@ -186,6 +188,43 @@ async def test_an_oversized_protocol_message_is_refused_without_holding_it(
         assert result.error.type == "ProtocolError" and result.state_lost
         assert "over 17 MiB" in result.error.message
         await assert_usable(sandbox)
+
+
+CHATTER = """
+import fcntl, os, threading
+
+def protocol_pipe():
+    for name in os.listdir("/proc/self/fd"):
+        fd = int(name)
+        try:
+            write_only = fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY
+            pipe = os.readlink(f"/proc/self/fd/{fd}").startswith("pipe:")
+        except OSError:
+            continue
+        if fd > 2 and write_only and pipe:
+            return fd
+
+def chatter(fd):
+    line = b'{"type":"logs","lines":[]}' + b" " * 1000 + b"\\n"
+    for _ in range(8192):
+        os.write(fd, line)
+
+threading.Thread(target=chatter, args=[protocol_pipe()], daemon=True).start()
+"""
+
+
+async def test_output_nobody_reads_any_more_does_not_keep_the_runner_open(
+    rlimit_backend, open_backend
+):
+    # A thread keeps writing protocol lines after its run ended: nobody reads them. Closing the
+    # sandbox still ends the runner's pipes, so no transport is left for the garbage collector.
+    async with open_backend(rlimit_backend) as sandbox:
+        assert (await run(sandbox, CHATTER)).success
+        await asyncio.sleep(0.2)  # the thread fills the pipe meanwhile
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        gc.collect()
+    assert [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)] == []
 
 
 async def test_closing_the_sandbox_ends_a_run_that_is_going(sandbox):

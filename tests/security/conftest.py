@@ -1,7 +1,8 @@
 """Security tests, run against each isolating backend (docker and bubblewrap).
 
 A backend that does not work here is skipped with its reason, except under CI (CI=true),
-where it fails instead. Every sandbox starts with FAKE_API_KEY set in the host environment.
+where it fails instead; so is the workspace quota. Every sandbox starts with FAKE_API_KEY set
+in the host environment.
 """
 
 import textwrap
@@ -11,14 +12,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.requirements import require_backend
+from support.requirements import require, require_backend
 
 from tui_agent.sandbox.base import Sandbox
 from tui_agent.sandbox.choose import BACKENDS
 from tui_agent.sandbox.limits import Limits
 from tui_agent.sandbox.models import ExecuteRequest, ExecuteResult
+from tui_agent.sandbox.quota import quota_status
 
-LIMITS = Limits(memory_mb=256, processes=64, file_size_mb=8, cpu_seconds=20, tmp_size_mb=16)
+LIMITS = Limits(
+    memory_mb=256,
+    processes=64,
+    file_size_mb=8,
+    cpu_seconds=20,
+    tmp_size_mb=16,
+    workspace_quota_mb=24,
+)
 ISOLATING = (pytest.param("docker", marks=pytest.mark.docker), "bubblewrap")
 
 
@@ -44,11 +53,22 @@ def workspace(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(params=ISOLATING)
-async def sandbox(
-    request: pytest.FixtureRequest, workspace: Path, host_secret: str
-) -> AsyncIterator[Sandbox]:
+def backend(request: pytest.FixtureRequest) -> str:
+    """The name of each isolating backend, when it works here."""
     require_backend(request.param)
-    async with BACKENDS[request.param](workspace=workspace, network=False, limits=LIMITS) as box:
+    return request.param
+
+
+@pytest.fixture
+def quota_here() -> None:
+    """The workspace quota works here (else skip, or under CI fail)."""
+    ok, reason = quota_status()
+    require(ok, "the workspace quota", reason)
+
+
+@pytest.fixture
+async def sandbox(backend: str, workspace: Path, host_secret: str) -> AsyncIterator[Sandbox]:
+    async with BACKENDS[backend](workspace=workspace, network=False, limits=LIMITS) as box:
         yield box
 
 

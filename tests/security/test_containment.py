@@ -68,7 +68,7 @@ async def test_filling_tmp_stops_at_its_size(run, assert_usable, limits: Limits)
 async def test_a_file_in_the_workspace_stops_at_the_file_size_limit(
     run, assert_usable, workspace: Path, limits: Limits
 ):
-    # The cap is per file (RLIMIT_FSIZE): the workspace is a host folder with no quota.
+    # One file stops at RLIMIT_FSIZE, well before the workspace quota (test_workspace.py).
     result = await run(FILL, args=["/workspace", 1 << 20], timeout=20)
     assert result.success, result.error
     assert result.result["errno"] == errno.EFBIG

@@ -1,11 +1,18 @@
-"""What the code inside must not reach: the network, the host's files, processes and secrets."""
+"""What the code inside must not reach: the network, the host's files, processes and secrets.
+
+Nothing here addresses a host beyond loopback: "no network" is shown by what the sandbox sees
+(its interfaces, routes and resolver) and by a listener on the host's own loopback.
+"""
 
 import asyncio
-import socket
 import subprocess
 import uuid
 from pathlib import Path
 
+from support.requirements import require_backend
+
+from tui_agent.sandbox.bubblewrap import BubblewrapSandbox
+from tui_agent.sandbox.models import ExecuteRequest
 from tui_agent.sandbox.process import RUNNER_FILE
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -55,41 +62,66 @@ def main(paths):
 """
 
 
-def host_addresses() -> list[str]:
-    """This machine's IPv4 addresses other than loopback, plus Docker's usual bridge gateway."""
+NETWORK_VIEW = """
+import socket
+
+def lines(path):
     try:
-        found = socket.gethostbyname_ex(socket.gethostname())[2]
+        with open(path) as handle:
+            return handle.read().splitlines()
     except OSError:
-        found = []
-    return sorted({a for a in found if not a.startswith("127.")} | {"172.17.0.1"})
+        return []
+
+def main():
+    resolv = [line.split() for line in lines("/etc/resolv.conf")]
+    return {
+        "interfaces": sorted(name for _, name in socket.if_nameindex()),
+        "devices": sorted(line.split(":")[0].strip() for line in lines("/proc/net/dev")[2:]),
+        "routes": lines("/proc/net/route")[1:],
+        "ipv6_devices": sorted({line.split()[-1] for line in lines("/proc/net/if_inet6")}),
+        "ipv6_route_devices": sorted({line.split()[-1] for line in lines("/proc/net/ipv6_route")}),
+        "nameservers": [words[1] for words in resolv if words[:1] == ["nameserver"]],
+    }
+"""
 
 
-async def test_a_public_address_is_unreachable(run, assert_usable):
-    result = await run(TRY_CONNECT, args=[[["1.1.1.1", 443], ["8.8.8.8", 53]]])
+async def test_the_only_interface_is_loopback_and_nothing_is_routed(run, assert_usable):
+    # Seen from inside, without sending anything: no device but lo, no IPv4 route at all
+    # (default or other), IPv6 only on lo.
+    result = await run(NETWORK_VIEW)
     assert result.success, result.error
-    assert all(outcome != "connected" for outcome in result.result.values()), result.result
+    seen = result.result
+    assert seen["interfaces"] == ["lo"] and seen["devices"] == ["lo"], seen
+    assert seen["routes"] == [], seen
+    assert set(seen["ipv6_devices"]) <= {"lo"} and set(seen["ipv6_route_devices"]) <= {"lo"}, seen
     await assert_usable()
 
 
-async def test_services_on_the_host_are_unreachable(run, assert_usable):
+async def serve_loopback() -> tuple[asyncio.Server, list[str]]:
+    """A TCP listener on the host's 127.0.0.1 and the peers it accepted."""
     accepted: list[str] = []
 
     async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         accepted.append(str(writer.get_extra_info("peername")))
         writer.close()
 
-    server = await asyncio.start_server(on_connect, "0.0.0.0", 0)
+    return await asyncio.start_server(on_connect, "127.0.0.1", 0), accepted
+
+
+async def test_a_listener_on_the_hosts_loopback_is_not_reached(run, assert_usable):
+    # In its own network namespace, 127.0.0.1 is the sandbox's own loopback: the connection is
+    # refused there (nothing listens on that port inside) and the host's listener sees nothing.
+    server, accepted = await serve_loopback()
     port = server.sockets[0].getsockname()[1]
     async with server:
-        targets = [[address, port] for address in ["127.0.0.1", *host_addresses()]]
-        result = await run(TRY_CONNECT, args=[targets])
+        result = await run(TRY_CONNECT, args=[[["127.0.0.1", port]]])
     assert result.success, result.error
-    assert all(outcome != "connected" for outcome in result.result.values()), result.result
+    assert result.result["127.0.0.1"].startswith("ConnectionRefusedError"), result.result
     assert accepted == []
     await assert_usable()
 
 
-async def test_names_do_not_resolve(run, assert_usable):
+async def test_names_do_not_resolve_and_only_loopback_is_asked(run, assert_usable):
     code = """
         import socket
         try:
@@ -97,10 +129,28 @@ async def test_names_do_not_resolve(run, assert_usable):
         except socket.gaierror as exc:
             result = f"gaierror: {exc}"
     """
+    view = await run(NETWORK_VIEW)
+    assert all(ns.startswith("127.") or ns == "::1" for ns in view.result["nameservers"]), view
     result = await run(code)
     assert result.success, result.error
     assert isinstance(result.result, str) and result.result.startswith("gaierror"), result.result
     await assert_usable()
+
+
+async def test_the_network_when_asked_for_reaches_the_hosts_loopback(workspace, limits):
+    # The same probe that is refused above connects when bubblewrap shares the host's network.
+    require_backend("bubblewrap")
+    server, accepted = await serve_loopback()
+    port = server.sockets[0].getsockname()[1]
+    async with server, BubblewrapSandbox(workspace=workspace, network=True, limits=limits) as box:
+        request = ExecuteRequest(code=TRY_CONNECT, args=[[["127.0.0.1", port]]], timeout=10)
+        result = await box.execute(request)
+        for _ in range(100):  # the listener's accept callback runs on this loop
+            if accepted:
+                break
+            await asyncio.sleep(0.01)
+    assert result.result == {"127.0.0.1": "connected"}, result.result
+    assert len(accepted) == 1
 
 
 async def test_host_files_are_out_of_reach(run, assert_usable, tmp_path: Path):

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from tui_agent.config import load_settings
 from tui_agent.sandbox.base import BackendCheck, Sandbox, SandboxError
 from tui_agent.sandbox.bubblewrap import BubblewrapSandbox, bubblewrap_status
 from tui_agent.sandbox.docker import DockerSandbox
@@ -16,6 +17,7 @@ from tui_agent.sandbox.engine import image_status
 from tui_agent.sandbox.limits import Limits, process_cap_note
 from tui_agent.sandbox.local import LocalSandbox
 from tui_agent.sandbox.models import ExecuteRequest
+from tui_agent.sandbox.quota import quota_status
 
 SandboxFactory = Callable[..., Sandbox]
 """Builds an unstarted sandbox: `factory(*, workspace: Path, network: bool, limits: Limits)`."""
@@ -40,9 +42,10 @@ def backend_status(name: str) -> BackendCheck:
     """Whether backend `name` looks usable here, without starting a sandbox."""
     if name == "docker":
         ok, reason = image_status()
+        reason = f"{reason}; {quota_status()[1]}" if ok else reason
     elif name == "bubblewrap":
         ok, reason = bubblewrap_status()
-        reason = f"{reason}; {process_cap_note()}" if ok else reason
+        reason = f"{reason}; {process_cap_note()}; {quota_status()[1]}" if ok else reason
     elif name == "local":
         ok, reason = True, f"a plain subprocess, NOT isolated; {process_cap_note()}"
     else:
@@ -61,10 +64,13 @@ def open_sandbox(
 ) -> Sandbox:
     """An unstarted sandbox of backend `name` ("auto": docker, else bubblewrap).
 
+    Without `limits`, the defaults with the configured workspace quota
+    (`TUI_AGENT_WORKSPACE_QUOTA_MB`, `workspace_quota_mb` in config.toml).
     Raises SandboxError with one line saying what is missing and how to get it.
     """
     if name not in NAMES:
         raise SandboxError(f"unknown sandbox {name!r}; choose one of {', '.join(NAMES)}")
+    limits = limits or Limits(workspace_quota_mb=load_settings().workspace_quota_mb)
     if name == "auto":
         reasons = []
         for candidate in AUTO_ORDER:

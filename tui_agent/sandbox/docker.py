@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 from pathlib import Path
 
 import requests
@@ -21,7 +20,7 @@ from docker.models.containers import Container
 
 from tui_agent.sandbox.base import SandboxError, ensure_workspace
 from tui_agent.sandbox.engine import IMAGE
-from tui_agent.sandbox.image import RUNNER_PATH, SANDBOX_USER
+from tui_agent.sandbox.image import RUNNER_PATH
 from tui_agent.sandbox.limits import ADDRESS_SPACE_ENV, Limits
 from tui_agent.sandbox.pool import Attached, ContainerPool, ContainerSpec, shared_pool
 from tui_agent.sandbox.process import (
@@ -32,14 +31,16 @@ from tui_agent.sandbox.process import (
     RunnerSandbox,
     signal_reason,
 )
+from tui_agent.sandbox.quota import SandboxQuota
+from tui_agent.sandbox.workspace import sandbox_owner
 
 STDERR_FRAME = 2
-NOBODY = 65534
 
 
 class DockerSandbox(RunnerSandbox):
     """Runs code in a container: no network unless asked, capped memory, CPU and processes,
-    read-only root, private /tmp, `workspace` at /workspace, a non-root user, no capabilities.
+    read-only root, private /tmp, `workspace` at /workspace (capped by a quota where quota.py
+    can make one), a non-root user, no capabilities.
     """
 
     name = "docker"
@@ -67,7 +68,8 @@ class DockerSandbox(RunnerSandbox):
             cpus=cpus,
             pids=self.limits.processes,
             tmp_size_mb=self.limits.tmp_size_mb,
-            user=workspace_user(self.workspace),
+            user=":".join(str(part) for part in sandbox_owner(self.workspace)),
+            quota_mb=self.limits.workspace_quota_mb,
             env=tuple(ADDRESS_SPACE_ENV.items()),
         )
         self.launcher: DockerLauncher = DockerLauncher(self.spec, pool)
@@ -105,32 +107,16 @@ def runner_argv(limits: Limits) -> tuple[str, ...]:
     return ("python3", "-B", RUNNER_PATH, json.dumps(config, separators=(",", ":")))
 
 
-def workspace_user(workspace: Path) -> str:
-    """uid:gid the container runs as (never root), chosen so that it can write the workspace.
-
-    Not root here: our own uid. As root: the workspace's owner when that is not root; a
-    root-owned workspace is handed to nobody (65534) when it is empty, else refused.
-    """
-    if os.geteuid() != 0:
-        return f"{os.getuid()}:{os.getgid()}"
-    info = workspace.stat()
-    if info.st_uid != 0:
-        return f"{info.st_uid}:{info.st_gid}"
-    if not any(workspace.iterdir()):
-        os.chown(workspace, NOBODY, NOBODY)
-        return SANDBOX_USER
-    raise SandboxError(
-        f"workspace {workspace} belongs to root and is not empty: use an empty folder, or "
-        f"`chown {SANDBOX_USER} {workspace}` so the sandbox user can write it"
-    )
-
-
 class DockerLauncher:
-    """Takes containers from the pool and speaks to their runner over the attach socket."""
+    """Takes containers from the pool and speaks to their runner over the attach socket.
+
+    Holds the workspace's quota from the first start to `close`, so that restarts keep it.
+    """
 
     def __init__(self, spec: ContainerSpec, pool: ContainerPool | None = None) -> None:
         self.spec = spec
         self._pool = pool
+        self._quota = SandboxQuota(Path(spec.workspace), spec.quota_mb, spec.owner)
         self._attached: Attached | None = None
         self._writer: asyncio.StreamWriter | None = None
         self._splitter: asyncio.Task[None] | None = None
@@ -143,6 +129,7 @@ class DockerLauncher:
     async def spawn(self) -> Connection:
         if self._pool is None:
             self._pool = await asyncio.to_thread(shared_pool)
+        await self._quota.take()
         attached = await self._pool.acquire(self.spec)
         self._attached = attached
         try:
@@ -179,6 +166,7 @@ class DockerLauncher:
 
     async def close(self) -> None:
         await self.stop()
+        await self._quota.release()
 
 
 async def demultiplex(

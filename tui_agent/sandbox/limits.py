@@ -1,4 +1,5 @@
-"""Resource limits of a sandbox: rlimits the runner sets on itself, and a pids cgroup.
+"""Resource limits of a sandbox: rlimits the runner sets on itself, a pids cgroup, and the
+workspace quota (quota.py).
 
 The runner applies `Limits.runner_config()` to itself before it reads its first request, so
 every process the user's code starts inherits them (no `preexec_fn`, which is unsafe in a host
@@ -43,6 +44,9 @@ class Limits(BaseModel):
     """Open file descriptors per process (RLIMIT_NOFILE)."""
     tmp_size_mb: int = Field(default=256, gt=0)
     """Size of the sandbox's private /tmp, where the backend gives it one (bubblewrap)."""
+    workspace_quota_mb: int = Field(default=1024, ge=0)
+    """Size cap of the workspace, all files together (docker and bubblewrap, where quota.py can
+    make one); 0: no cap."""
 
     def runner_config(self) -> dict[str, Any]:
         """The `limits` section of the runner's start-up config."""

@@ -22,11 +22,13 @@ import ssl
 import threading
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import docker
 from docker.errors import DockerException, ImageNotFound
 from docker.models.containers import Container
 
+from tui_agent.sandbox import quota
 from tui_agent.sandbox.base import SandboxError
 from tui_agent.sandbox.engine import (
     IMAGE,
@@ -38,6 +40,7 @@ from tui_agent.sandbox.engine import (
     remove_container,
 )
 from tui_agent.sandbox.image import RUNNER_PATH, SANDBOX_USER, WORKSPACE_PATH
+from tui_agent.sandbox.quota import QuotaHold
 
 ATTACH = {"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
 READY_TIMEOUT = 30.0
@@ -58,6 +61,17 @@ class ContainerSpec:
     tmp_size_mb: int = 256
     user: str = SANDBOX_USER
     env: tuple[tuple[str, str], ...] = ()
+    quota_mb: int = 0
+
+    @property
+    def owner(self) -> tuple[int, int]:
+        """`user` as (uid, gid)."""
+        uid, gid = self.user.split(":")
+        return int(uid), int(gid)
+
+    def hold_quota(self) -> QuotaHold | None:
+        """A hold on the workspace's quota (see quota.py), for one container."""
+        return quota.hold(Path(self.workspace), self.quota_mb, self.owner)
 
     def run_options(self) -> dict:
         """Keyword arguments for `client.containers.create`."""
@@ -68,6 +82,9 @@ class ContainerSpec:
             "tty": False,
             "init": True,
             "network_mode": "bridge" if self.network else "none",
+            # Without a network, names are looked up on the container's own loopback, not at
+            # the host's resolver (whose address is outside the sandbox).
+            "dns": [] if self.network else ["127.0.0.1"],
             "mem_limit": f"{self.memory_mb}m",
             "memswap_limit": f"{self.memory_mb}m",
             "nano_cpus": int(self.cpus * 1e9),
@@ -91,10 +108,12 @@ class ContainerSpec:
 
 @dataclass
 class Attached:
-    """A started container and the socket attached to its runner's stdin, stdout and stderr."""
+    """A started container, the socket attached to its runner's stdin, stdout and stderr, and
+    its hold on the workspace's quota."""
 
     container: Container
     sock: socket.socket
+    quota: QuotaHold | None = None
 
     def close_socket(self) -> None:
         """Close our end; the runner then reads end-of-file."""
@@ -221,18 +240,27 @@ class ContainerPool:
         for attached in made:
             attached.close_socket()
             remove_container(self.client, attached.container.id)
+            if attached.quota is not None:
+                # A failed copy-back keeps the image, which the next process copies back.
+                with contextlib.suppress(SandboxError):
+                    attached.quota.release()
 
     def _start(self, spec: ContainerSpec) -> Attached:
+        hold = spec.hold_quota()
         try:
             container = self.client.containers.create(**spec.run_options())
-        except ImageNotFound as exc:
-            raise SandboxError(f"image {spec.image} not found; {IMAGE_HINT}") from exc
         except DockerException as exc:
+            if hold is not None:
+                hold.release()
+            if isinstance(exc, ImageNotFound):
+                raise SandboxError(f"image {spec.image} not found; {IMAGE_HINT}") from exc
             raise SandboxError(f"cannot create a sandbox container: {first_line(exc)}") from exc
         try:
-            attached = Attached(container, _attach(self.client, container.id))
+            attached = Attached(container, _attach(self.client, container.id), hold)
         except (DockerException, SandboxError) as exc:
             remove_container(self.client, container.id)
+            if hold is not None:
+                hold.release()
             raise SandboxError(f"cannot attach to a sandbox container: {first_line(exc)}") from exc
         with self._lock:
             self._made[container.id] = attached

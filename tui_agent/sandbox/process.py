@@ -110,20 +110,25 @@ class SubprocessLauncher:
         self._process: asyncio.subprocess.Process | None = None
 
     async def spawn(self) -> Connection:
+        return await self._exec(self.argv)
+
+    async def _exec(self, argv: Sequence[str], *, pass_fds: Sequence[int] = ()) -> Connection:
+        """Start `argv` with the descriptors `pass_fds` open in it."""
         if self.cgroup is None and self.max_processes:
             self.cgroup = PidsCgroup.create(self.max_processes)
         try:
             self._process = await asyncio.create_subprocess_exec(
-                *self.argv,
+                *argv,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
                 cwd=self.cwd,
                 env=self.env,
                 start_new_session=True,
+                pass_fds=pass_fds,
             )
         except OSError as exc:
-            raise SandboxError(f"cannot start {self.argv[0]}: {exc.strerror or exc}") from exc
+            raise SandboxError(f"cannot start {argv[0]}: {exc.strerror or exc}") from exc
         process = self._process
         assert process.stdin and process.stdout
         return Connection(process.stdin, process.stdout, process.stderr)
@@ -140,10 +145,10 @@ class SubprocessLauncher:
             os.killpg(process.pid, signal.SIGKILL)
         if self.cgroup:
             self.cgroup.kill_all()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(process.wait(), EXIT_TIMEOUT)
         if process.stdin:
             process.stdin.close()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(_gone(process), EXIT_TIMEOUT)
         if process.returncode is not None:
             self._process = None  # its pid (and process group id) may be reused from now on
 
@@ -168,6 +173,21 @@ class SubprocessLauncher:
         if self.cgroup:
             self.cgroup.remove()
             self.cgroup = None
+
+
+async def _gone(process: asyncio.subprocess.Process) -> None:
+    """Wait until the killed `process` has exited and its output pipe has reached its end.
+
+    What is left in the pipe is read and dropped: unread output (a thread of the user's code
+    writing to the protocol pipe after its run ended) would keep the pipe from its end, and
+    the process's transport open until the garbage collector closed it, maybe after its event
+    loop had closed.
+    """
+    if process.stdout is not None:
+        with contextlib.suppress(RuntimeError):  # a run being ended reads it to the end itself
+            while await process.stdout.read(1 << 20):
+                pass
+    await process.wait()
 
 
 def signal_reason(number: int) -> str:

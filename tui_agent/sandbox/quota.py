@@ -1,0 +1,301 @@
+"""A size cap on a workspace: a fixed-size ext4 image mounted over the host folder.
+
+While a sandbox (or a warm container) of this process uses a workspace, an ext4 image of
+`Limits.workspace_quota_mb` holding a copy of the folder (`mkfs.ext4 -d`) is loop-mounted in a
+private state folder and bound over the workspace. Every backend bind-mounts the workspace and
+the host reads it, so all see the same files; past the size, writes fail with ENOSPC inside the
+sandbox, whatever process or file they come from, and the host disk is untouched. When the last
+hold of this process is released (or the process exits), the bind is removed, links that lead
+out of the workspace are dropped, the image's files are copied back into the folder (rsync),
+and the image is unmounted (its loop device is freed with it) and deleted. The quota of an
+owner that died without releasing it is copied back the same way by the next process that
+takes one.
+
+It needs root, a loop device, mkfs.ext4 and rsync; elsewhere workspaces are not capped, and
+`quota_status()` says so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import fcntl
+import itertools
+import json
+import os
+import shutil
+import subprocess
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+
+from tui_agent.sandbox.base import SandboxError
+from tui_agent.sandbox.engine import owner_key
+from tui_agent.sandbox.workspace import drop_escaping_links
+
+TOOLS = ("mkfs.ext4", "mount", "umount", "rsync")
+INSTALL_HINT = "apt-get install e2fsprogs mount rsync"
+COMMAND_TIMEOUT = 300.0
+LOST_AND_FOUND = "lost+found"
+MKFS = ("mkfs.ext4", "-q", "-F", "-O", "^has_journal", "-m", "0")
+"""An image that only lives while it is used needs no journal nor blocks kept for root."""
+_lock = threading.Lock()
+_mounts: dict[Path, _Mount] = {}
+_serial = itertools.count()
+
+
+def state_dir() -> Path:
+    """Where the images, their mount points and their owners' records are kept (root only)."""
+    return platformdirs.user_cache_path("tui-agent", appauthor=False) / "quota"
+
+
+def quota_status() -> tuple[bool, str]:
+    """(ok, reason): whether workspaces can be capped here."""
+    if os.geteuid() != 0:
+        return False, "workspaces are not size-capped (a loop-mounted image needs root)"
+    missing = [tool for tool in TOOLS if not shutil.which(tool)]
+    if missing:
+        tools = ", ".join(missing)
+        return False, f"workspaces are not size-capped ({tools} missing: {INSTALL_HINT})"
+    if not Path("/dev/loop-control").exists():
+        return False, "workspaces are not size-capped (no loop device: /dev/loop-control)"
+    return True, "workspaces size-capped by a loop-mounted ext4 image"
+
+
+@dataclass
+class QuotaHold:
+    """One user's hold on a capped workspace; the cap lasts until the last hold is released."""
+
+    workspace: Path
+    released: bool = False
+
+    def release(self) -> None:
+        """Let go (once); the last hold copies the files back and removes the image."""
+        if self.released:
+            return
+        self.released = True
+        with _locked():
+            mount = _mounts.get(self.workspace)
+            if mount is None:  # already removed at exit (release_all)
+                return
+            mount.holds -= 1
+            if mount.holds == 0:
+                del _mounts[self.workspace]
+                mount.remove()
+
+
+def hold(workspace: Path, size_mb: int, owner: tuple[int, int]) -> QuotaHold | None:
+    """Cap `workspace` (absolute, existing) at `size_mb` MiB while the hold lasts.
+
+    The first hold of this process mounts the image, owned by `owner` (uid, gid); later holds
+    share it, whatever size they ask for. None when this hold caps nothing: `size_mb` is 0,
+    quotas do not work here (`quota_status`), or another live process has capped this
+    workspace already (its cap applies).
+    Raises SandboxError (one line) when the workspace's files do not fit or mounting fails.
+    """
+    if not size_mb or not quota_status()[0]:
+        return None
+    with _locked():
+        mount = _mounts.get(workspace)
+        if mount is None:
+            _recover_stale()
+            if _live_holder(workspace):
+                return None
+            mount = _Mount.create(workspace, size_mb, owner)
+            _mounts[workspace] = mount
+        mount.holds += 1
+    return QuotaHold(workspace)
+
+
+@atexit.register
+def release_all() -> None:
+    """Copy back and remove every image this process still has mounted (at exit: sandboxes
+    that were never closed); one that fails is left for the next process to recover."""
+    with _locked():
+        mounts = list(_mounts.values())
+        _mounts.clear()
+        for mount in mounts:
+            with contextlib.suppress(SandboxError):
+                mount.remove()
+
+
+class SandboxQuota:
+    """One sandbox's hold on its workspace's quota: taken at its first start, kept across its
+    restarts, released when it closes.
+
+    A start cancelled while the hold is being made (in a thread, which cannot be stopped) does
+    not lose it: `release` waits for it and lets it go.
+    """
+
+    def __init__(self, workspace: Path, size_mb: int, owner: tuple[int, int]) -> None:
+        self.workspace = workspace
+        self.size_mb = size_mb
+        self.owner = owner
+        self._taking: asyncio.Future[QuotaHold | None] | None = None
+
+    async def take(self) -> None:
+        """Hold the quota, the first time only (SandboxError when it cannot be made)."""
+        if self._taking is None:
+            work = asyncio.to_thread(hold, self.workspace, self.size_mb, self.owner)
+            self._taking = asyncio.ensure_future(work)
+        await asyncio.shield(self._taking)
+
+    async def release(self) -> None:
+        """Let go of the hold, if one was taken (or is still being taken)."""
+        taking, self._taking = self._taking, None
+        if taking is None:
+            return
+        try:
+            held = await taking
+        except SandboxError:
+            return
+        if held is not None:
+            await asyncio.to_thread(held.release)
+
+
+@dataclass
+class _Mount:
+    """One workspace's image: `<name>.img` loop-mounted at `<name>.mnt`, bound over the folder,
+    and `<name>.json` naming the folder and the owning process."""
+
+    workspace: Path
+    base: Path
+    holds: int = 0
+
+    @property
+    def image(self) -> Path:
+        return self.base.with_suffix(".img")
+
+    @property
+    def point(self) -> Path:
+        return self.base.with_suffix(".mnt")
+
+    @property
+    def record(self) -> Path:
+        return self.base.with_suffix(".json")
+
+    @classmethod
+    def create(cls, workspace: Path, size_mb: int, owner: tuple[int, int]) -> _Mount:
+        used = _tree_bytes(workspace)
+        if used > size_mb << 20:
+            raise SandboxError(
+                f"workspace {workspace} holds {used / 2**20:.0f} MiB, more than its quota of "
+                f"{size_mb} MiB; free some space or raise TUI_AGENT_WORKSPACE_QUOTA_MB"
+            )
+        mount = cls(workspace, state_dir() / f"{os.getpid()}-{next(_serial)}")
+        mount.record.write_text(json.dumps({"workspace": str(workspace), "owner": owner_key()}))
+        try:
+            with open(mount.image, "xb") as image:
+                image.truncate(size_mb << 20)
+            uid, gid = owner
+            options = f"nodiscard,root_owner={uid}:{gid}"
+            _run(*MKFS, "-E", options, "-d", str(workspace), str(mount.image))
+            mount.point.mkdir(mode=0o700)
+            _run("mount", "-o", "loop,nosuid,nodev", str(mount.image), str(mount.point))
+            if not (workspace / LOST_AND_FOUND).exists():
+                (mount.point / LOST_AND_FOUND).rmdir()
+            _run("mount", "--bind", str(mount.point), str(workspace))
+        except (OSError, SandboxError) as exc:
+            mount.remove(copy_back=False)
+            message = exc if isinstance(exc, SandboxError) else exc.strerror or exc
+            raise SandboxError(f"cannot cap the workspace {workspace}: {message}") from exc
+        return mount
+
+    def remove(self, *, copy_back: bool = True) -> None:
+        """Unbind, copy the files back into the folder, unmount, delete the image and record."""
+        if _is_bound_from(self.workspace, self.point):
+            _run("umount", str(self.workspace))
+        if copy_back:
+            drop_escaping_links(self.point)
+            _run("rsync", "-rlptgoH", "--delete", f"{self.point}/", f"{self.workspace}/")
+        if os.path.ismount(self.point):
+            _run("umount", str(self.point))
+        with contextlib.suppress(FileNotFoundError):
+            self.image.unlink()
+        with contextlib.suppress(FileNotFoundError):
+            self.point.rmdir()
+        self.record.unlink(missing_ok=True)
+
+
+def _recover_stale() -> None:
+    """Copy back and remove the images of owners (in our pid namespace) that are gone."""
+    for record in state_dir().glob("*.json"):
+        entry = _read_record(record)
+        if entry is None or _alive(entry[1]) is not False:
+            continue
+        stale = _Mount(entry[0], record.with_suffix(""))
+        if not os.path.ismount(stale.point) and stale.image.exists():
+            _run("mount", "-o", "loop,nosuid,nodev", str(stale.image), str(stale.point))
+        stale.remove(copy_back=os.path.ismount(stale.point))
+
+
+def _live_holder(workspace: Path) -> bool:
+    """Whether another live process has this workspace capped now."""
+    for record in state_dir().glob("*.json"):
+        entry = _read_record(record)
+        if entry and entry[0] == workspace and _alive(entry[1]) is not False:
+            return True
+    return False
+
+
+def _alive(owner: str) -> bool | None:
+    """Whether the process `owner` (an engine.owner_key) runs; None when it is not in our pid
+    namespace, where it cannot be told."""
+    parts = owner.rsplit(":", 2)
+    if len(parts) != 3 or parts[0] != (owner_key() or "").rsplit(":", 2)[0]:
+        return None
+    return parts[1].isdigit() and owner_key(int(parts[1])) == owner
+
+
+def _read_record(record: Path) -> tuple[Path, str] | None:
+    try:
+        data = json.loads(record.read_text())
+        return Path(data["workspace"]), str(data["owner"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _is_bound_from(workspace: Path, point: Path) -> bool:
+    """Whether the folder at `workspace` is (our bind of) the image mounted at `point`."""
+    try:
+        return os.path.ismount(point) and workspace.stat().st_dev == point.stat().st_dev
+    except OSError:
+        return False
+
+
+def _tree_bytes(folder: Path) -> int:
+    """Disk space the files under `folder` take (links are not followed)."""
+    total = 0
+    for parent, _, files in os.walk(folder):
+        for name in files:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(parent, name)).st_blocks * 512
+    return total
+
+
+@contextlib.contextmanager
+def _locked() -> Iterator[None]:
+    """This process's threads and other processes, one at a time on the quota state."""
+    with _lock:
+        folder = state_dir()
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        with open(folder / "lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            yield
+
+
+def _run(*argv: str) -> None:
+    """Run a command; SandboxError with its last line of output when it fails."""
+    try:
+        done = subprocess.run(
+            argv, capture_output=True, text=True, timeout=COMMAND_TIMEOUT, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise SandboxError(f"{argv[0]} failed: {exc}") from exc
+    if done.returncode != 0:
+        lines = (done.stderr or done.stdout).strip().splitlines()
+        raise SandboxError(f"{argv[0]} failed: {lines[-1] if lines else done.returncode}")
