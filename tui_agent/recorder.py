@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING
 
 from tui_agent.events import Error, Event, SessionEnded, SessionStarted
@@ -117,6 +117,24 @@ class SessionRunner:
             # An agent stopped between events still holds its browser or sandbox: close it now.
             close = getattr(agent, "aclose", None)
             if close is not None:
-                await asyncio.shield(close())
+                await _to_the_end(close())
         await self.emit(SessionEnded(status="completed"))
         return self.state
+
+
+async def _to_the_end(work: Awaitable[object]) -> None:
+    """Await `work` until it is done, even when cancelled meanwhile (then re-raise that).
+
+    `asyncio.shield` alone would let the caller go on while the work still runs: an app that
+    exits then closes the loop under a browser or sandbox that is still shutting down.
+    """
+    task = asyncio.ensure_future(work)
+    cancelled = False
+    while not task.done():
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
+    task.result()

@@ -72,6 +72,28 @@ async def test_cancel_while_the_runner_waits_records_cancelled_and_closes_the_ag
     assert events[-1].type == "session_ended" and events[-1].status == "cancelled"
 
 
+async def test_a_cancel_during_the_agents_slow_close_waits_for_the_close(store):
+    """The app cancels its session workers on exit: the run must not end (and the loop close)
+    while the agent still shuts its browser or sandbox down."""
+    closing = asyncio.Event()
+    finished_closing = []
+
+    async def agent():
+        try:
+            yield SessionEnded(status="completed")
+        finally:
+            closing.set()
+            await asyncio.sleep(0.2)  # a browser that takes a while to stop
+            finished_closing.append(True)
+
+    task = asyncio.create_task(SessionRunner(store).run(STARTED, agent()))
+    await closing.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert finished_closing == [True]
+
+
 async def test_listeners_hear_only_of_committed_events(store):
     def committed(event, _state):
         # Another connection sees the event already: it was committed before we heard of it.

@@ -9,8 +9,7 @@ accepted version re-run, in a worker too.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import aclosing
+from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING
 
 from textual.worker import Worker
@@ -96,13 +95,16 @@ class RefineFlow:
             self.notify(message or "No attempt improved the fields.", severity="warning")
 
     async def _record(
-        self: SessionScreen, runner: SessionRunner, events: AsyncIterator[Event], what: str
+        self: SessionScreen, runner: SessionRunner, events: AsyncGenerator[Event, None], what: str
     ) -> bool:
-        """Record every event of `events`; False when it stopped early (recorded as such)."""
+        """Record every event of `events`; False when it stopped early (recorded as such).
+
+        A cancellation is recorded before `events` is closed: closing may take a while (a
+        sandbox or a browser to stop) and the app may be gone by then.
+        """
         try:
-            async with aclosing(events):
-                async for event in events:
-                    await runner.emit(event)
+            async for event in events:
+                await runner.emit(event)
         except asyncio.CancelledError:
             stopped = Log(level="warning", message=f"The {what} was cancelled.")
             await asyncio.shield(runner.emit(stopped))
@@ -115,6 +117,8 @@ class RefineFlow:
             await runner.emit(Error(message=message, kind=type(exc).__name__))
             self.notify(f"The {what} stopped: {message}", severity="error", markup=False)
             return False
+        finally:
+            await events.aclose()
         return True
 
     def on_worker_state_changed(self: SessionScreen, event: Worker.StateChanged) -> None:
