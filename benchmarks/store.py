@@ -13,6 +13,9 @@ variants interleaved):
                             commit per event
   Store.append, N sessions  the burst split over --sessions sessions whose producers emit at
                             once, each awaiting its own appends in turn: they share commits
+  Store.append, back to back  one session's appends issued without waiting for the previous
+                            one's commit (each still returns once its own event is committed):
+                            the appends made while a commit runs share the next one
   Store.append_many         one producer handing the whole burst over in one call
   sqlite3, events rows      bare loop: the events rows, one autocommitted INSERT per row (the
                             baseline of the ratios)
@@ -151,6 +154,13 @@ def run_store_sessions(path: Path, streams: list[Recorded]) -> float:
     return timed_store(path, write)
 
 
+def run_store_back_to_back(path: Path, events: Recorded) -> float:
+    async def write(store: Store) -> None:
+        await asyncio.gather(*(store.append(event, summary) for event, summary in events))
+
+    return timed_store(path, write)
+
+
 def run_store_many(path: Path, events: Recorded) -> float:
     return timed_store(path, partial(Store.append_many, records=events))
 
@@ -228,6 +238,7 @@ def main() -> None:
     variants: dict[str, Callable[[Path], float]] = {
         "Store.append, 1 session": partial(run_store, events=events),
         sessions: partial(run_store_sessions, streams=streams),
+        "Store.append, back to back": partial(run_store_back_to_back, events=events),
         "Store.append_many": partial(run_store_many, events=events),
         "sqlite3, events rows": partial(run_bare_events, events=events),
         "sqlite3, all rows": partial(run_bare_all_rows, events=events),
@@ -248,9 +259,9 @@ def main() -> None:
         f" load average {load:.1f} on {os.cpu_count()} CPUs"
     )
     for name, value in rate.items():
-        print(f"  {name:<26} {value:>10,.0f} events/s")
+        print(f"  {name:<28} {value:>10,.0f} events/s")
     baseline = rate["sqlite3, events rows"]
-    for name in list(variants)[:3]:
+    for name in list(variants)[:4]:
         print(f"  ratio {name} / bare events rows: {rate[name] / baseline:.2f}x")
 
 

@@ -260,6 +260,15 @@ async def test_a_burst_appended_at_once_is_one_transaction(store: Store) -> None
     assert table_counts(store.path, "b" * 12)["llm_calls"] == state.llm_calls
 
 
+async def test_one_sessions_appends_issued_back_to_back_share_commits(store: Store) -> None:
+    burst = stamped_burst("e" * 12, [STARTED, *[e async for e in sample_agent(steps=5)]])
+    before = wal_commits(store.path)
+    # Each append is issued before the previous one's commit; each returns once committed.
+    await asyncio.gather(*(store.append(event, summary) for event, summary in burst))
+    assert wal_commits(store.path) - before <= len(burst) // 2
+    assert await store.events("e" * 12) == [event for event, _ in burst]
+
+
 async def test_a_refused_append_fails_alone_in_its_batch(store: Store) -> None:
     a = stamped_burst("a" * 12, [STARTED, Thought(step=1, text="a")])
     b = stamped_burst("b" * 12, [STARTED])
