@@ -10,6 +10,9 @@ compgen -G '/usr/lib/*/libseccomp.so.2' >/dev/null || need+=(libseccomp2)  # bub
 have_cmd debootstrap || need+=(debootstrap)
 have_cmd dockerd || need+=(docker.io)
 have_cmd tmux || need+=(tmux)
+# bubblewrap runs sandboxed code with the host's /usr: the libraries task code reaches for.
+/usr/bin/python3 -c 'import pandas, fitz, pypdf' >/dev/null 2>&1 \
+    || need+=(python3-pandas python3-fitz python3-pypdf)
 have_cmd rsvg-convert || need+=(librsvg2-bin)
 if [ -z "${TUI_AGENT_CHROMIUM:-}" ] && ! have_cmd chromium && ! have_cmd chromium-browser \
     && ! have_cmd google-chrome; then

@@ -39,6 +39,8 @@ PACKAGES = (
     "python3-requests",
     "python3-bs4",
     "python3-lxml",
+    "python3-fitz",
+    "python3-pypdf",
     # Satisfies python3-fonttools' "python3-scipy | python3-munkres" so apt does not pull scipy
     # and its compiler toolchain (about 900 MB).
     "python3-munkres",
