@@ -28,11 +28,14 @@ from tui_agent.tui.replay import Replay
 from tui_agent.tui.screens.approval import ModalApprover
 from tui_agent.tui.screens.home import HomeScreen
 from tui_agent.tui.screens.new_session import CodeForm, NewSessionForm, ScrapeForm
+from tui_agent.tui.screens.refine_flow import REFINE_WORKERS
 from tui_agent.tui.screens.replay import ReplayScreen
 from tui_agent.tui.screens.session import LiveRun, SessionScreen
 
 STYLESHEETS = ("app.tcss", "home.tcss", "session.tcss", "items.tcss")
 SESSION_WORKERS = "sessions"
+RECORDING_WORKERS = (SESSION_WORKERS, REFINE_WORKERS)
+"""Worker groups that append to the store: the app waits for them before closing it."""
 
 
 class TuiAgentApp(App[None]):
@@ -87,8 +90,8 @@ class TuiAgentApp(App[None]):
             self._launch(started, agent, session_id)
 
     async def on_unmount(self) -> None:
-        """Let cancelled agents record their end, then close the store."""
-        workers = [w for w in self.workers if w.group == SESSION_WORKERS]
+        """Let cancelled agents and refinements record their end, then close the store."""
+        workers = [w for w in self.workers if w.group in RECORDING_WORKERS]
         for worker in workers:
             worker.cancel()
         for worker in workers:
