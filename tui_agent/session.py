@@ -61,6 +61,8 @@ class StepState:
     """Lines printed so far while the step runs (its execution then holds them all)."""
     execution: ExecutionFinished | None = None
     final_answer: str | None = None
+    model_calls: int = 0
+    """Model calls made for this step (more than one: its reply was re-asked)."""
 
 
 @dataclass
@@ -137,6 +139,8 @@ class SessionState:
     tool_calls: dict[str, ToolCallState] = field(default_factory=dict)
     phases: list[PhaseState] = field(default_factory=list)
     llm_calls: int = 0
+    calls_by_step: dict[int, int] = field(default_factory=dict)
+    """Model calls per step number (a step's card may not exist yet when its call ends)."""
     prompt_tokens: int = 0
     completion_tokens: int = 0
     known_cost: float = 0.0
@@ -188,7 +192,8 @@ class SessionState:
         """The step with this index, created (and put on the timeline) on first use."""
         step = self.steps.get(index)
         if step is None:
-            step = self.steps[index] = StepState(index=index)
+            calls = self.calls_by_step.get(index, 0)
+            step = self.steps[index] = StepState(index=index, model_calls=calls)
             self.timeline.append(step)
         return step
 
@@ -332,6 +337,10 @@ def _version_decided(state: SessionState, e: VersionDecided) -> None:
 
 def _llm_call(state: SessionState, e: LLMCall) -> None:
     state.llm_calls += 1
+    if e.step:
+        calls = state.calls_by_step[e.step] = state.calls_by_step.get(e.step, 0) + 1
+        if e.step in state.steps:
+            state.steps[e.step].model_calls = calls
     state.prompt_tokens += e.prompt_tokens
     state.completion_tokens += e.completion_tokens
     if e.cost is None:

@@ -344,15 +344,16 @@ async def test_an_unusable_reply_is_asked_again_inside_the_loop(
     assert repair.startswith("Your last reply could not be used: code is required")
 
 
-async def test_no_usable_reply_after_the_reasks_fails_the_session(
+async def test_no_usable_reply_after_the_one_reask_fails_the_session(
     server: ScriptedModel, settings: Settings
 ):
-    server.push("Sure, let me think about that.", "I will write code now.", "{not json at all")
+    server.push('{"thought": "cut', '{"thought": "cut again", "action": "execute_code"')
     session = await run(settings)
     assert (session.state.status, session.state.stopped_reason) == ("failed", "invalid_reply")
     [failure] = session.of(Error)
     assert failure.kind == "invalid_reply"
-    assert failure.message.startswith("step 1: no valid action in 3 replies: ")
+    assert failure.message.startswith("step 1: no valid action in 2 replies: ")
+    assert len(server.requests) == 2
 
 
 async def test_a_provider_error_fails_with_one_line(

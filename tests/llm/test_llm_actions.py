@@ -133,3 +133,65 @@ def test_any_reply_parses_or_raises_action_parse_error_only(value, before, after
 def test_bracket_soup_never_crashes_the_parser(reply):
     with contextlib.suppress(ActionParseError):
         parse_action(reply)
+
+
+# -- reply shapes beyond the JSON action ------------------------------------------------------
+
+REFINED = (
+    "def main(items):\n    return [{'price': i['price'] * 100, 'thought': 'x'} for i in items]"
+)
+
+
+@pytest.mark.parametrize("label", ["python", "py", "Python3", ""])
+def test_a_python_block_with_prose_is_the_code_and_its_dicts_are_not_the_action(label):
+    reply = f"Here is the improved transformer:\n```{label}\n{REFINED}\n```\nHope it helps."
+    parsed = parse_action(reply)
+    assert parsed.action.action == "execute_code"
+    assert parsed.action.code == REFINED
+    assert parsed.action.thought == "Here is the improved transformer:\n\nHope it helps."
+    assert parsed.repairs == ("took the Python code block as the code (no JSON action)",)
+
+
+def test_a_json_action_beside_a_python_block_wins():
+    reply = "Example:\n```python\nx = {'action': 'provide_answer'}\n```\n" + json.dumps(
+        SPEC_TURNS[0]
+    )
+    assert parse_action(reply).action == Action.model_validate(SPEC_TURNS[0])
+
+
+def test_an_unlabelled_fence_holding_the_json_action_is_the_action():
+    reply = "```\n" + json.dumps(SPEC_TURNS[2]) + "\n```"
+    assert parse_action(reply).action == Action.model_validate(SPEC_TURNS[2])
+
+
+def test_several_python_blocks_run_in_order():
+    reply = "First:\n```python\na = 6\n```\nThen:\n```python\nprint(a * 7)\n```"
+    assert parse_action(reply).action.code == "a = 6\n\nprint(a * 7)"
+
+
+def test_bare_python_is_code_but_prose_that_parses_is_not():
+    assert parse_action("print(6 * 7)").action.code == "print(6 * 7)"
+    for prose in ("It is 42.", "Yes.", "x is y"):
+        with pytest.raises(ActionParseError, match="holds no JSON object"):
+            parse_action(prose)
+
+
+def test_prose_is_the_final_answer_only_when_asked_for():
+    parsed = parse_action("The answer is 42.", prose_answers=True)
+    assert parsed.action.action == "provide_answer"
+    assert parsed.action.final_answer == "The answer is 42."
+    with pytest.raises(ActionParseError):
+        parse_action("The answer is 42.")
+    with pytest.raises(ActionParseError, match="cut off"):  # a broken action is re-asked
+        parse_action('{"thought": "t", "action": "execute_code", "code": "pri', prose_answers=True)
+
+
+def test_streaming_never_reads_fields_out_of_a_code_block():
+    from tui_agent.llm import IncrementalFields
+
+    reply = "```python\nrow = {'code': 'not this', \"thought\": \"nor this\"}\n```\n"
+    fields = IncrementalFields()
+    assert [event for char in reply for event in fields.feed(char)] == []
+    fields = IncrementalFields()
+    fenced = '```json\n{"thought": "this"}\n```'
+    assert [e for c in fenced for e in fields.feed(c)][-1].value == "this"

@@ -248,19 +248,19 @@ async def test_malformed_reply_is_repaired_or_reasked(item: Case, server, make_l
         assert len(sent) == len(TASK) + 1  # nothing to echo for an empty reply
 
 
-async def test_unusable_replies_beyond_the_reasks_stop_with_a_clear_error(server, make_llm):
-    server.push("no json here", "", obj(thought="t", action="execute_code"), obj(**VALID))
+async def test_a_second_unusable_reply_ends_the_turn_with_a_clear_error(server, make_llm):
+    server.push("no json here", obj(thought="t", action="execute_code"), obj(**VALID))
     items = [item async for item in stream_action(make_llm(), TASK, step=4)]
     outcome = items[-1]
     assert isinstance(outcome, ActionOutcome)
     assert not outcome.ok and outcome.action is None
     assert outcome.error == (
-        "no valid action in 3 replies: code is required when action is execute_code"
+        "no valid action in 2 replies: code is required when action is execute_code"
     )
-    assert [c.purpose for c in outcome.calls] == ["action", "repair", "repair"]
+    assert [c.purpose for c in outcome.calls] == ["action", "repair"]
     assert all(c.step == 4 for c in outcome.calls)
     invalid = [i for i in items if isinstance(i, InvalidReply)]
-    assert [(i.attempt, i.retrying) for i in invalid] == [(0, True), (1, True), (2, False)]
+    assert [(i.attempt, i.retrying) for i in invalid] == [(0, True), (1, False)]
     assert [i for i in items if isinstance(i, LLMCall)] == list(outcome.calls)
     assert server.remaining == 1
 

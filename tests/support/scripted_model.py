@@ -90,6 +90,35 @@ def action_reply(
     return text(json.dumps(body), **options)
 
 
+REPLY_SHAPES = ("json", "fenced_json", "python_block", "prose")
+"""How real models answer: bare JSON, JSON in a ```json fence with prose, a ```python block with
+prose around it (code actions only), prose alone (answers only)."""
+
+
+def shaped_reply(
+    shape: str,
+    thought: str,
+    action: str,
+    *,
+    code: str | None = None,
+    final_answer: str | None = None,
+    **options: Any,
+) -> Reply:
+    """The same action in one of REPLY_SHAPES."""
+    if shape == "json":
+        return action_reply(thought, action, code=code, final_answer=final_answer, **options)
+    if shape == "fenced_json":
+        body = action_reply(thought, action, code=code, final_answer=final_answer).content
+        return text(f"Here is my next step.\n\n```json\n{body}\n```\n", **options)
+    if shape == "python_block":
+        assert code is not None, "a python block carries code"
+        return text(f"{thought}\n\n```python\n{code}\n```\n\nThis should do it.", **options)
+    if shape == "prose":
+        assert final_answer is not None, "prose carries an answer"
+        return text(final_answer, **options)
+    raise ValueError(f"unknown reply shape {shape!r}")
+
+
 def tool_calls(*calls: ToolCallReply, **options: Any) -> Reply:
     """A reply that calls tools instead of answering in text."""
     return Reply(tool_calls=tuple(calls), **options)

@@ -124,3 +124,21 @@ def test_an_interrupted_session_ends_where_its_last_event_was():
     assert (summary.status, summary.stopped_reason) == ("interrupted", "process_gone")
     assert summary.ended_at == events[1].ts and summary.duration == events[1].ts - events[0].ts
     assert summary.item_count == 1
+
+
+def test_model_calls_are_counted_per_step_even_before_the_step_shows() -> None:
+    from tui_agent.events import LLMCall, Thought
+
+    state = fold(
+        [
+            LLMCall(model="m", step=2, purpose="action"),  # a reply with no thought streamed
+            LLMCall(model="m", step=2, purpose="repair"),
+            Thought(step=2, text="I'll run it."),
+            LLMCall(model="m", step=3),
+            Thought(step=3, text="Again."),
+            LLMCall(model="m", step=3),
+            LLMCall(model="m"),  # a call that belongs to no step
+        ]
+    )
+    assert {i: s.model_calls for i, s in state.steps.items()} == {2: 2, 3: 2}
+    assert state.llm_calls == 5

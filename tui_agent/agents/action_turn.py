@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Mapping
 
-from tui_agent.events import CodeProposed, Event, LLMCall, Thought, ThoughtDelta
+from tui_agent.events import CodeProposed, Event, LLMCall, Log, Thought, ThoughtDelta
 from tui_agent.llm import (
     LLM,
     Action,
@@ -29,6 +29,7 @@ async def stream_turn(
     step: int,
     *,
     code_actions: Mapping[str, str] | None = None,
+    prose_answers: bool = False,
 ) -> AsyncIterator[Event | InvalidReply | ActionOutcome]:
     """One reply as ThoughtDelta / Thought on `step`, CodeProposed as soon as the code's
     string closes (again if the validated action differs), the LLMCall records and the
@@ -36,14 +37,16 @@ async def stream_turn(
 
     With `code_actions` (the action names, as the model may write them, that run code, and
     what they are read as) code is proposed only under such an action, with its name; without,
-    every code is proposed as EXECUTE. Closing the iteration closes the model's stream.
+    every code is proposed as EXECUTE. With `prose_answers` a reply that holds neither an
+    action nor code is the final answer. How an accepted reply was repaired is logged.
+    Closing the iteration closes the model's stream.
     """
     any_code = code_actions is None
     action_name: str | None = EXECUTE if any_code else None
     early: tuple[str, str] | None = None
     thought: str | None = None
     streamed = reasked = False
-    turn = stream_action(llm, messages, step=step)
+    turn = stream_action(llm, messages, step=step, prose_answers=prose_answers)
     async with contextlib.aclosing(turn):
         async for item in turn:
             match item:
@@ -68,6 +71,8 @@ async def stream_turn(
                     if not any_code:
                         action_name = None
                 case ActionOutcome(action=Action() as action):
+                    if item.repairs:
+                        yield Log(message=f"step {step}: reply read as: {'; '.join(item.repairs)}")
                     if action.thought != thought:
                         yield Thought(step=step, text=action.thought)
                     name = EXECUTE if any_code else action.action

@@ -278,7 +278,9 @@ class _Loop:
     async def _turn(self, step: int) -> AsyncIterator[Event | ActionOutcome]:
         """One model turn (see `stream_turn`), its calls kept against the budget; a re-ask
         the budget cannot pay for stops the run."""
-        turn = stream_turn(self.llm, self.messages, step, code_actions=CODE_ACTIONS)
+        turn = stream_turn(
+            self.llm, self.messages, step, code_actions=CODE_ACTIONS, prose_answers=True
+        )
         async with contextlib.aclosing(turn):
             async for item in turn:
                 if isinstance(item, InvalidReply):

@@ -2,8 +2,12 @@
 
 A reply should be one JSON object `{"thought", "action", "code" | "final_answer"}`. Models
 wrap it in prose or ``` fences, leave trailing commas, use Python quoting, or say
-`continue_debugging`; `parse_action` repairs those and lists what it repaired. What cannot be
-repaired raises `ActionParseError` with one line meant to be sent back to the model.
+`continue_debugging`; `parse_action` repairs those and lists what it repaired. Many models
+answer with a fenced ```python block instead (with prose around it): with no JSON action in the
+reply, that block is the code, and a dict literal inside code is never taken for the action.
+With `prose_answers` (CodeAct), a reply holding neither an action nor code is the final answer.
+What cannot be repaired raises `ActionParseError` with one line meant to be sent back to the
+model.
 """
 
 from __future__ import annotations
@@ -90,18 +94,126 @@ def repair_message(error: str) -> str:
     )
 
 
-def parse_action(text: str, *, finish_reason: str | None = None) -> ParsedAction:
-    """The action in a model reply; raises `ActionParseError` (one line) when there is none."""
+def parse_action(
+    text: str, *, finish_reason: str | None = None, prose_answers: bool = False
+) -> ParsedAction:
+    """The action in a model reply; raises `ActionParseError` (one line) when there is none.
+
+    A JSON action wins; without one, the reply's Python code blocks are an `execute_code`
+    action (the prose around them its thought); without code either, `prose_answers` makes
+    the whole reply a `provide_answer`.
+    """
     if not text.strip():
         raise ActionParseError("the reply was empty")
     repairs: list[str] = []
-    data = _select_object(text, finish_reason, repairs)
+    blocks = fenced_blocks(text)
+    outside_code = text
+    for block in blocks:
+        if block.is_code:  # blanked out: a dict literal in code is never the action
+            width = block.end - block.start
+            outside_code = outside_code[: block.start] + " " * width + outside_code[block.end :]
+    try:
+        data = _select_object(outside_code, finish_reason, repairs)
+    except ActionParseError as no_action:
+        return _without_json(text, blocks, no_action, prose_answers)
     normalized = _normalize(data, repairs)
     try:
         action = Action.model_validate(normalized)
     except ValidationError as exc:
         raise ActionParseError(_describe_validation(exc)) from None
     return ParsedAction(action, tuple(repairs))
+
+
+# -- code blocks ---------------------------------------------------------------------------
+_FENCE = re.compile(
+    r"^[ \t]*(```+|~~~+)[ \t]*([\w+.-]*)[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.DOTALL | re.MULTILINE
+)
+_PYTHON_LABELS = frozenset({"python", "py", "python3", "py3", "ipython", "pycon"})
+
+
+@dataclass(frozen=True)
+class FencedBlock:
+    """One fenced block of a reply: where it stands, its label and its body."""
+
+    start: int
+    end: int
+    label: str
+    body: str
+
+    @property
+    def is_code(self) -> bool:
+        """Python code: labelled so, or unlabelled and not a JSON object but valid Python."""
+        if self.label in _PYTHON_LABELS:
+            return True
+        if self.label:
+            return False
+        if self.body.lstrip().startswith(("{", "[")) and _is_json_like(self.body):
+            return False
+        return _is_python(self.body)
+
+
+def fenced_blocks(text: str) -> list[FencedBlock]:
+    """The reply's fenced blocks (``` or ~~~), in order."""
+    return [
+        FencedBlock(m.start(), m.end(), m.group(2).lower(), m.group(3).rstrip("\n"))
+        for m in _FENCE.finditer(text)
+    ]
+
+
+def code_from_reply(text: str) -> tuple[str | None, str]:
+    """(the Python code of the reply's code blocks, joined; the prose around them).
+
+    The code is None when no block holds Python. Used wherever code is expected but the
+    reply is not a JSON action.
+    """
+    blocks = [b for b in fenced_blocks(text) if b.is_code and b.body.strip()]
+    if not blocks:
+        return None, text.strip()
+    prose, last = [], 0
+    for block in blocks:
+        prose.append(text[last : block.start])
+        last = block.end
+    prose.append(text[last:])
+    code = "\n\n".join(block.body for block in blocks)
+    return code, re.sub(r"\n{3,}", "\n\n", "".join(prose)).strip()
+
+
+def _is_json_like(body: str) -> bool:
+    try:
+        _load(body.strip(), [])
+    except ValueError:
+        return False
+    return True
+
+
+def _is_python(body: str) -> bool:
+    """Valid Python that does something: a statement, or a call (prose such as "It is 42."
+    can parse as an expression, so a lone expression other than a call does not count)."""
+    try:
+        tree = ast.parse(body)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    return any(
+        not isinstance(node, ast.Expr) or isinstance(node.value, ast.Call | ast.Await)
+        for node in tree.body
+    )
+
+
+def _without_json(
+    text: str, blocks: list[FencedBlock], no_action: ActionParseError, prose_answers: bool
+) -> ParsedAction:
+    """A reply with no JSON action: its code blocks, its bare code, or (CodeAct) its prose."""
+    code, prose = code_from_reply(text)
+    if code is not None:
+        action = Action(thought=prose, action="execute_code", code=code)
+        return ParsedAction(action, ("took the Python code block as the code (no JSON action)",))
+    if not blocks and _is_python(text) and not text.lstrip().startswith(("{", "[")):
+        action = Action(action="execute_code", code=text.strip("\n"))
+        return ParsedAction(action, ("took the whole reply as Python code (no JSON action)",))
+    if prose_answers and "cut off" not in str(no_action) and "limit" not in str(no_action):
+        action = Action(action="provide_answer", final_answer=text.strip())
+        return ParsedAction(action, ("took the reply as the final answer (no action, no code)",))
+    raise no_action
 
 
 # -- finding the JSON ----------------------------------------------------------------------

@@ -4,7 +4,8 @@
 top-level string values (decoded, escapes included, even when split across chunks) and a
 `FieldComplete` when a value's closing quote arrives. Text before the first `{` (prose, a
 ``` fence) is skipped; nested values are skipped; everything after the object closes is
-ignored. It never raises: text that is not JSON just yields nothing.
+ignored. A `{` inside a Python code block is code, not the object: nothing is streamed from
+it. It never raises: text that is not JSON just yields nothing.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 _QUOTE_OR_BACKSLASH = re.compile(r'["\\]')
 _ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{0,4}|[^u]|\Z)", re.DOTALL)
 _HIGH_SURROGATE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}")
+_FENCE_LINE = re.compile(r"^[ \t]*(?:```+|~~~+)[ \t]*([\w+.-]*)", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,7 @@ class IncrementalFields:
     def __init__(self) -> None:
         self._started = False
         self._done = False
+        self._prefix = ""  # text before the first "{", to tell whether it opens a code block
         self._depth = 0  # 1 inside the top-level object
         self._expect_key = True
         self._key: str | None = None
@@ -100,8 +103,11 @@ class IncrementalFields:
         if not self._started:
             i = chunk.find("{")
             if i < 0:
+                self._prefix += chunk
                 return events
+            self._prefix += chunk[:i]
             self._started, self._depth, i = True, 1, i + 1
+            self._done = _inside_code(self._prefix)
         while i < n and not self._done:
             i = self._in_string_step(chunk, i, events) if self._in_string else self._step(chunk, i)
         if self._in_string and self._string_is_field:
@@ -174,3 +180,9 @@ class IncrementalFields:
             self.values[self._key] = value
             events.append(FieldComplete(self._key, value))
         self._raw, self._parts = "", []
+
+
+def _inside_code(prefix: str) -> bool:
+    """Whether `prefix` ends inside an open fenced block that is not JSON."""
+    labels = _FENCE_LINE.findall(prefix)
+    return len(labels) % 2 == 1 and labels[-1].lower() not in ("", "json", "json5")

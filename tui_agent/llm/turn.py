@@ -1,4 +1,4 @@
-"""One CodeAct turn: ask for an action, stream its fields, re-ask a bounded number of times.
+"""One CodeAct turn: ask for an action, stream its fields, re-ask once if it cannot be used.
 
 `stream_action` yields, in order: `FieldDelta` / `FieldComplete` as the reply streams (the
 thought first, then the code or final answer), an `LLMCall` record as each call ends, an
@@ -18,7 +18,8 @@ from tui_agent.llm.actions import Action, ActionParseError, parse_action, repair
 from tui_agent.llm.client import LLM, Message, Reply
 from tui_agent.llm.incremental import FieldComplete, FieldDelta, IncrementalFields
 
-MAX_REPAIRS = 2
+MAX_REPAIRS = 1
+"""Re-asks after an unusable reply: one, naming the problem; a second one ends the turn."""
 ECHO_LIMIT = 4000
 """Characters of an unusable reply sent back with the re-ask (a huge reply is cut)."""
 
@@ -74,11 +75,13 @@ def _reask(messages: Sequence[Message], reply: str, error: str) -> list[Message]
     return conversation
 
 
-def _judge(reply: Reply) -> tuple[Action | None, str | None, tuple[str, ...]]:
+def _judge(reply: Reply, prose_answers: bool) -> tuple[Action | None, str | None, tuple[str, ...]]:
     if not reply.text.strip() and reply.tool_calls:
         return None, "the reply called a tool instead of answering with the JSON action", ()
     try:
-        parsed = parse_action(reply.text, finish_reason=reply.finish_reason)
+        parsed = parse_action(
+            reply.text, finish_reason=reply.finish_reason, prose_answers=prose_answers
+        )
     except ActionParseError as exc:
         return None, str(exc), ()
     return parsed.action, None, parsed.repairs
@@ -90,8 +93,10 @@ async def stream_action(
     *,
     step: int = 0,
     max_repairs: int = MAX_REPAIRS,
+    prose_answers: bool = False,
 ) -> AsyncIterator[ActionStreamItem]:
-    """Run one turn; see the module docstring for what is yielded."""
+    """Run one turn; see the module docstring for what is yielded. With `prose_answers`, a
+    reply holding neither an action nor code is the final answer (see `parse_action`)."""
     conversation = list(messages)
     calls: list[LLMCall] = []
     attempts: list[Attempt] = []
@@ -106,7 +111,7 @@ async def stream_action(
         reply = stream.reply
         calls.append(reply.call)
         yield reply.call
-        action, error, repairs = _judge(reply)
+        action, error, repairs = _judge(reply, prose_answers)
         attempts.append(Attempt(purpose, reply.text, reply.finish_reason, error, repairs))
         if action is not None:
             yield ActionOutcome(action, None, tuple(calls), tuple(attempts))
@@ -133,9 +138,13 @@ async def next_action(
     *,
     step: int = 0,
     max_repairs: int = MAX_REPAIRS,
+    prose_answers: bool = False,
 ) -> ActionOutcome:
     """`stream_action` for callers that only want the outcome (and maybe the deltas)."""
-    async for item in stream_action(llm, messages, step=step, max_repairs=max_repairs):
+    turn = stream_action(
+        llm, messages, step=step, max_repairs=max_repairs, prose_answers=prose_answers
+    )
+    async for item in turn:
         if isinstance(item, ActionOutcome):
             return item
         if isinstance(item, FieldDelta) and on_delta is not None:

@@ -105,6 +105,12 @@ def numbered_code(code: str, language: str) -> Content:
     return Content.assemble(*parts).rstrip("\n")
 
 
+def step_title(step: StepState) -> str:
+    """`Step 2`, with the model calls when the reply was re-asked (`Step 2 · 2 model calls`)."""
+    calls = f" · {step.model_calls} model calls" if step.model_calls > 1 else ""
+    return f"Step {step.index}{calls}"
+
+
 def step_subtitle(step: StepState) -> str:
     """Where the step stands: running, or how its execution ended and how long it took."""
     execution = step.execution
@@ -140,7 +146,7 @@ class StepCard(Vertical):
 
     def __init__(self, step: StepState) -> None:
         super().__init__(classes="card step-card")
-        self.border_title = f"Step {step.index}"
+        self.border_title = step_title(step)
         self._step = step
         self._thought = ""
         self._stream: MarkdownStream | None = None
@@ -175,6 +181,7 @@ class StepCard(Vertical):
         self._show_execution(step)
         await self._show_final(step)
         self.set_class(step.running, "-running")
+        self.border_title = step_title(step)
         self.border_subtitle = step_subtitle(step)
 
     async def _show_thought(self, step: StepState) -> None:

@@ -1,0 +1,131 @@
+"""Replies as models really send them, for CodeAct and for code refinement.
+
+Bare JSON, JSON in a fence, a ```python block with prose around it (code holding dict literals
+too), prose only, and garbage: each conversation asserts the actions taken and how many model
+calls they cost (one re-ask at most). Real sandbox, real SQLite, the scripted model via litellm.
+"""
+
+from __future__ import annotations
+
+import pytest
+from codeact_support import record
+from support.requirements import require_backend
+from support.scripted_model import ScriptedModel, shaped_reply, text
+from support.sessions import record_exec, refine_stored, scripted_settings
+
+from tui_agent.agents.codeact import codeact_session
+from tui_agent.analysis.models import FieldFeedback
+from tui_agent.config import Settings
+from tui_agent.events import CodeProposed, ExecutionFinished, FinalAnswer, LLMCall, Log
+from tui_agent.llm import LLM
+from tui_agent.sandbox.models import ExecuteRequest
+from tui_agent.store import Store
+
+CODE = "print(6 * 7)"
+DICT_CODE = "totals = {'thought': 'x', 'action': 'provide_answer', 'final_answer': 'no'}\nprint(42)"
+CUT_OFF = '{"thought": "I will compute", "action": "execute_code", "code": "print(6'
+
+
+@pytest.fixture
+def settings(tmp_path, server: ScriptedModel) -> Settings:
+    require_backend("bubblewrap")
+    return scripted_settings(server, tmp_path, "bubblewrap")
+
+
+async def codeact(settings: Settings):
+    started, agent = codeact_session("What is six times seven?", settings=settings)
+    return await record(settings.db, started, agent)
+
+
+@pytest.mark.parametrize(
+    ("code_shape", "code", "answer_shape"),
+    [
+        ("json", CODE, "prose"),
+        ("fenced_json", CODE, "json"),
+        ("python_block", CODE, "fenced_json"),
+        ("python_block", DICT_CODE, "prose"),
+    ],
+)
+async def test_codeact_runs_the_code_and_answers_in_every_shape(
+    server: ScriptedModel, settings: Settings, code_shape: str, code: str, answer_shape: str
+) -> None:
+    server.push(
+        shaped_reply(code_shape, "I'll compute it directly.", "execute_code", code=code),
+        shaped_reply(answer_shape, "Done.", "provide_answer", final_answer="It is 42."),
+    )
+    session = await codeact(settings)
+    assert (session.state.status, session.state.stopped_reason) == ("completed", None)
+    [proposed] = session.of(CodeProposed)
+    assert proposed.code == code
+    [run] = session.of(ExecutionFinished)
+    assert run.success and [line.text for line in run.logs] == ["42"]
+    [answer] = session.of(FinalAnswer)
+    assert answer.text == "It is 42."
+    assert len(session.of(LLMCall)) == 2 == len(server.requests)
+    repairs = [e.message for e in session.of(Log) if "reply read as" in e.message]
+    if code_shape == "python_block":
+        assert any("took the Python code block as the code" in m for m in repairs)
+    if answer_shape == "prose":
+        assert any("took the reply as the final answer" in m for m in repairs)
+
+
+async def test_codeact_reasks_a_cut_off_reply_once_then_fails(
+    server: ScriptedModel, settings: Settings
+) -> None:
+    server.push(CUT_OFF, CUT_OFF)
+    session = await codeact(settings)
+    assert (session.state.status, session.state.stopped_reason) == ("failed", "invalid_reply")
+    assert not session.of(ExecutionFinished)
+    assert len(session.of(LLMCall)) == 2 == len(server.requests)
+    reask = server.requests[1].messages[-1]["content"]
+    assert reask.startswith("Your last reply could not be used: the JSON object is cut off")
+
+
+# -- refinement --------------------------------------------------------------------------------
+
+ORDERS = [{"id": 1, "qty": 2, "price": 100.0}, {"id": 2, "qty": 1, "price": 89.5}]
+ORIGINAL = 'def main(orders):\n    return [{"id": o["id"], "total": None} for o in orders]\n'
+FIXED = (
+    "def main(orders):\n"
+    '    return [{"id": o["id"], "total": o["qty"] * o["price"]} for o in orders]\n'
+)
+TOTAL_MISSING = FieldFeedback(field="total", issue="missing", correct_expression="qty * price")
+
+
+async def refine_with(settings: Settings, *replies) -> tuple[list, object]:
+    state = await record_exec(
+        settings, ExecuteRequest(code=ORIGINAL, args=[ORDERS]), "orders", agent_type="transformer"
+    )
+    assert settings.model is not None
+    llm = LLM(settings.model, api_base=settings.api_base)
+    async with await Store.open(settings.db) as store:
+        _, refinement, events = await refine_stored(
+            store, state.session_id, [TOTAL_MISSING], settings=settings, llm=llm, max_attempts=1
+        )
+    return events, refinement.outcome
+
+
+@pytest.mark.parametrize("shape", ["json", "fenced_json", "python_block"])
+async def test_refinement_takes_the_code_in_every_shape(
+    server: ScriptedModel, settings: Settings, shape: str
+) -> None:
+    server.push(
+        shaped_reply(shape, "Here is the improved transformer:", "execute_code", code=FIXED)
+    )
+    events, outcome = await refine_with(settings)
+    assert outcome.fixed == ["total"]
+    assert [e.code.strip() for e in events if isinstance(e, CodeProposed)] == [FIXED.strip()]
+    assert len([e for e in events if isinstance(e, LLMCall)]) == 1 == len(server.requests)
+
+
+@pytest.mark.parametrize("unusable", ["I think the total should be qty times price.", CUT_OFF])
+async def test_refinement_reasks_once_then_ends_the_attempt(
+    server: ScriptedModel, settings: Settings, unusable: str
+) -> None:
+    server.push(text(unusable), text(unusable))
+    events, outcome = await refine_with(settings)
+    assert outcome.fixed == [] and outcome.candidate is None
+    assert not [e for e in events if isinstance(e, CodeProposed)]
+    assert len([e for e in events if isinstance(e, LLMCall)]) == 2 == len(server.requests)
+    logs = [e.message for e in events if isinstance(e, Log)]
+    assert any("attempt 1: no usable code" in m for m in logs)
