@@ -4,6 +4,7 @@ litellm, the code run in a real sandbox (bubblewrap; one test on docker)."""
 from __future__ import annotations
 
 import json
+import socket
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -207,8 +208,10 @@ async def test_a_transformers_missing_field_is_fixed_on_attempt_2(
     assert candidate.summary == "total 0% -> 100% (fixed)"
     assert refined.messages == [
         "Attempt 1/5: fixing total (missing)",
+        "Testing improved code…",
         "Fixed 0 fields, 1 remaining",
         "Attempt 2/5: fixing total (missing)",
+        "Testing improved code…",
         "Fixed 1 field, 0 remaining",
         "Fixed 1 field",
     ]
@@ -284,7 +287,7 @@ async def test_an_attempt_that_lowers_another_field_is_refused(
         "attempt 2 refused: it returns fewer items (4 -> 2)",
     ]
     # attempts 1 and 2 fixed total, but were refused: nothing counted as fixed after them
-    assert refined.messages[1] == refined.messages[3] == "Fixed 0 fields, 1 remaining"
+    assert refined.messages[2] == refined.messages[5] == "Fixed 0 fields, 1 remaining"
     assert refined.outcome.fixed == ["total"]
     candidate = refined.outcome.candidate
     assert candidate is not None and candidate.origin == "refinement attempt 3"
@@ -312,8 +315,10 @@ async def test_max_attempts_end_in_partial_success_naming_the_remaining_fields(
     assert (outcome.fixed, outcome.remaining, outcome.attempts) == (["total"], ["name"], 2)
     assert refined.messages == [
         "Attempt 1/2: fixing total (missing), name (format)",
+        "Testing improved code…",
         "Fixed 1 field, 1 remaining",
         "Attempt 2/2: fixing name (format)",
+        "Testing improved code…",
         "Fixed 1 field, 1 remaining",
         "Fixed 1 field, 1 remaining: name (format)",
     ]
@@ -329,6 +334,24 @@ async def test_max_attempts_end_in_partial_success_naming_the_remaining_fields(
     assert "Items where it is as extracted now" in second
     logs = [e.message for e in refined.of(Log)]
     assert any("expected 'Oak desk' for 1" in line for line in logs)
+
+
+async def test_an_attempt_that_changes_nothing_stops_the_loop_with_that_reason(
+    server: ScriptedModel, settings: Settings
+) -> None:
+    session_id = await transformer_session(settings)
+    server.push(reply(STILL_MISSING), reply(STILL_MISSING + "\n"))  # the same code again
+
+    refined = await refine(settings, session_id, [TOTAL_MISSING])
+
+    assert refined.outcome.attempts == 2 and refined.outcome.candidate is None
+    assert len(server.requests) == 2  # no third attempt
+    assert [e.code for e in refined.of(CodeProposed)] == [STILL_MISSING, STILL_MISSING + "\n"]
+    assert len(refined.of(ExecutionFinished)) == 1  # the repeat is not run again
+    assert refined.messages[-1] == (
+        "Stopped (attempt 2 changed nothing: the model returned code already tried). "
+        "Fixed 0 fields, 1 remaining: total (missing)"
+    )
 
 
 async def test_no_improving_attempt_leaves_no_candidate(
@@ -493,6 +516,29 @@ async def test_a_page_from_a_url_is_rendered_again_for_the_attempts(
 async def stored_state(settings: Settings, session_id: str) -> SessionState:
     async with await Store.open(settings.db) as store:
         return await store.state(session_id)
+
+
+async def test_a_session_run_with_network_is_refined_with_network(
+    server: ScriptedModel, settings: Settings
+) -> None:
+    """The attempts reach what the original run reached (a listener on this machine's
+    loopback, which a sandbox without network cannot see)."""
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        port = listener.getsockname()[1]
+        code = (
+            "import socket\n"
+            "def main():\n"
+            f"    socket.create_connection(('127.0.0.1', {port}), timeout=5).close()\n"
+            "    return [{'id': 1, 'total': None}, {'id': 2, 'total': None}]\n"
+        )
+        state = await record_exec(
+            settings, ExecuteRequest(code=code), "net", agent_type="transformer", network=True
+        )
+        assert state.status == "completed" and state.params["network"] is True
+        server.push(reply(code.replace("'total': None", "'total': 5")))
+        missing = FieldFeedback(field="total", issue="missing")
+        refined = await refine(settings, state.session_id, [missing], max_attempts=1)
+    assert refined.outcome.fixed == ["total"]
 
 
 async def test_refusals_are_one_clear_line(server: ScriptedModel, settings: Settings) -> None:

@@ -50,7 +50,8 @@ async def record_exec(
     sandbox and recorded in their database."""
     started = exec_started(request, title, **options)
     async with await Store.open(settings.db) as store:
-        sandbox = open_sandbox(settings.sandbox, workspace=settings.workspace)
+        network = bool(options.get("network"))
+        sandbox = open_sandbox(settings.sandbox, workspace=settings.workspace, network=network)
         async with sandbox:
             return await SessionRunner(store).run(started, run_exec(sandbox, request))
 

@@ -129,7 +129,8 @@ async def test_feedback_refine_and_accept_by_keyboard(
         assert diff.current is not None and diff.current.content == ORIGINAL
         assert "price 0% -> 100% (fixed)" in str(diff.query_one("#diff-summary").render())
         progress = [c for c in screen.query(EntryCard) if c.has_class("refinement-card")]
-        assert len(progress) == 5  # two attempts, each started and checked, and the outcome
+        # two attempts, each started, tested and checked, and the outcome
+        assert len(progress) == 7
         candidate_card = screen.query(ArtifactCard).last()
         assert candidate_card.has_class("-candidate")
 
@@ -157,7 +158,7 @@ async def test_feedback_refine_and_accept_by_keyboard(
     assert (original.version, original.origin, original.candidate) == (1, "original", False)
     assert (candidate.version, candidate.candidate, candidate.content) == (2, True, FIXED)
     progress_events = [e for e in after if isinstance(e, RefinementProgress)]
-    assert [e.attempt for e in progress_events] == [1, 1, 2, 2, 2]
+    assert [e.attempt for e in progress_events] == [1, 1, 1, 2, 2, 2, 2]
     assert progress_events[-1].fixed == ["price"] and progress_events[-1].remaining == []
     runs = [e for e in after if isinstance(e, ExecutionFinished)]
     assert [run.success for run in runs] == [False, True, True]  # attempt 1, 2, the re-run

@@ -39,8 +39,10 @@ def exec_started(
     title: str,
     model: str | None = None,
     agent_type: AgentType | None = None,
+    network: bool = False,
 ) -> SessionStarted:
-    """The SessionStarted of an exec session, with what is needed to run it again.
+    """The SessionStarted of an exec session, with what is needed to run it again (its
+    refinements run with the same network access).
 
     The agent type defaults to "scraper" when the code gets a page (url or html), else
     "generic"."""
@@ -58,7 +60,11 @@ def exec_started(
         title=title,
         model=model,
         agent_type=agent_type,
-        params={"timeout": request.timeout, "entrypoint": request.entrypoint},
+        params={
+            "timeout": request.timeout,
+            "entrypoint": request.entrypoint,
+            "network": network,
+        },
         test_context=test_context,
     )
 
@@ -121,7 +127,8 @@ def exec_session(
     recorded; it is started and closed by the event stream itself.
     """
     sandbox = open_sandbox(sandbox_name, workspace=workspace, network=network)
-    return exec_started(request, title, model, agent_type), _sandboxed(sandbox, request)
+    started = exec_started(request, title, model, agent_type, network=network)
+    return started, _sandboxed(sandbox, request)
 
 
 async def _sandboxed(sandbox: Sandbox, request: ExecuteRequest) -> AsyncIterator[Event]:

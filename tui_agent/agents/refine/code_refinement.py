@@ -44,6 +44,9 @@ from tui_agent.sandbox.choose import open_sandbox
 from tui_agent.session import SessionState
 from tui_agent.web.browser import BrowserError
 
+TESTING = "Testing improved code…"
+"""The progress between generating an attempt's code and checking it."""
+
 
 @dataclass
 class _Version:
@@ -108,6 +111,9 @@ class CodeRefinement(Refinement):
         self.best = self.baseline
         self.history: list[str] = []
         self.error: str | None = None
+        self.stalled: str | None = None
+        """Why the loop stopped early without an error (an attempt that changed nothing)."""
+        self.tried = {_normalized(self.source.code)}
         return self.source.code
 
     def remaining(self) -> list[FieldFeedback]:
@@ -125,7 +131,11 @@ class CodeRefinement(Refinement):
             async for event in load_page(self.context, self.settings, self.source.timeout):
                 yield event
             async with self.sandbox:
-                while attempts < self.max_attempts and self.remaining() and not self.error:
+                while (
+                    attempts < self.max_attempts
+                    and self.remaining()
+                    and not (self.error or self.stalled)
+                ):
                     attempts += 1
                     async for event in self._attempt(attempts):
                         yield event
@@ -143,8 +153,8 @@ class CodeRefinement(Refinement):
             candidate = self.candidate(best.code, best.attempt, best.checks)
             events.append(candidate)
         message = outcome_message(best.fixed, remaining)
-        if self.error:
-            message = f"Stopped ({self.error}). {message}"
+        if self.error or self.stalled:
+            message = f"Stopped ({self.error or self.stalled}). {message}"
         elif not best.attempt:
             message = f"No attempt improved the code. {message}"
         events.append(self.progress(attempts, message, best.fixed, remaining))
@@ -195,7 +205,15 @@ class CodeRefinement(Refinement):
             why = outcome.error or "the reply held no code"
             self.history.append(f"attempt {attempt}: no usable code ({why})")
             yield Log(level="warning", message=f"attempt {attempt}: no usable code ({why})")
+        elif _normalized(code) in self.tried:
+            self.stalled = (
+                f"attempt {attempt} changed nothing: the model returned code already tried"
+            )
+            self.history.append(f"attempt {attempt}: returned code already tried")
+            yield Log(level="warning", message=self.stalled)
         else:
+            self.tried.add(_normalized(code))
+            yield self._progress(attempt, TESTING)
             async for event in self._try(attempt, step, code):
                 yield event
         yield self._progress(attempt, progress_message(self.best.fixed, self.remaining()))
@@ -275,6 +293,11 @@ class CodeRefinement(Refinement):
 
     def _failed(self, attempt: int, why: str) -> None:
         self.history.append(f"attempt {attempt}: {why}")
+
+
+def _normalized(code: str) -> str:
+    """Code compared for sameness: trailing blanks and blank lines do not count."""
+    return "\n".join(line.rstrip() for line in code.strip().splitlines() if line.strip())
 
 
 async def _turn(
