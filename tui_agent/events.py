@@ -189,6 +189,8 @@ class RefinementProgress(BaseEvent):
     message: str
     fixed: list[str] = Field(default_factory=list)
     remaining: list[str] = Field(default_factory=list)
+    unverified: list[str] = Field(default_factory=list)
+    """Fields that changed with nothing to verify them against (not counted as fixed)."""
 
 
 class Artifact(BaseEvent):

@@ -120,6 +120,8 @@ def refinement_text(event: RefinementProgress) -> Text:
     )
     if event.fixed:
         text.append(f"\n   fixed: {', '.join(event.fixed)}", style="green")
+    if event.unverified:
+        text.append(f"\n   changed, not verified: {', '.join(event.unverified)}", style="yellow")
     if event.remaining:
         text.append(f"\n   remaining: {', '.join(event.remaining)}", style="yellow")
     return text

@@ -354,6 +354,28 @@ async def test_an_attempt_that_changes_nothing_stops_the_loop_with_that_reason(
     )
 
 
+async def test_a_wrong_field_with_nothing_to_check_against_is_changed_not_verified(
+    server: ScriptedModel, settings: Settings
+) -> None:
+    session_id = await transformer_session(settings)
+    server.push(reply(TRANSFORM.format(name='o["name"].title()', total="None")))
+    unchecked = FieldFeedback(field="name", issue="wrong", notes="the names look off")
+
+    refined = await refine(settings, session_id, [unchecked])
+
+    outcome = refined.outcome
+    assert (outcome.fixed, outcome.unverified, outcome.remaining) == ([], ["name"], [])
+    assert outcome.candidate is not None
+    assert outcome.candidate.summary == "name 100% -> 100% (changed, not verified)"
+    assert refined.messages[-1] == "Fixed 0 fields; changed, not verified: name"
+    assert refined.of(RefinementProgress)[-1].unverified == ["name"]
+    logs = [e.message for e in refined.of(Log)]
+    assert (
+        "attempt 1: name (wrong): 100% -> 100%, changed, not verified "
+        "('oak desk' -> 'Oak Desk'; 'pine shelf' -> 'Pine Shelf'; 'lamp' -> 'Lamp')" in logs
+    )
+
+
 async def test_no_improving_attempt_leaves_no_candidate(
     server: ScriptedModel, settings: Settings
 ) -> None:

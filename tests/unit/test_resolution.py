@@ -133,7 +133,22 @@ def test_wrong_without_evidence_needs_changed_values() -> None:
     before = rows("title", ["Shop", "Shop"])
     result = check(feedback, before, rows("title", ["Shop", "Shop"]))
     assert not result.resolved and "did not change" in result.detail
-    assert check(feedback, before, rows("title", ["Oak desk", "Lamp"])).resolved
+    assert result.verdict == "not fixed"
+
+
+def test_a_change_with_nothing_to_check_against_is_changed_not_verified_never_fixed() -> None:
+    feedback = FieldFeedback(field="title", issue="wrong", notes="the product name, not the shop")
+    before, after = rows("title", ["Shop", "Shop"]), rows("title", ["Oak desk", "Lamp"])
+    result = check_feedback(
+        feedback, analyze_output(before), analyze_output(after), after, before_items=before
+    )
+    assert result.resolved and not result.verified
+    assert result.verdict == "changed, not verified"
+    assert result.samples == (("Shop", "Oak desk"), ("Shop", "Lamp"))
+    assert result.detail == (
+        "title (wrong): 100% -> 100%, changed, not verified ('Shop' -> 'Oak desk'; 'Shop' -> 'Lamp')"
+    )
+    assert "fixed" not in result.detail
 
 
 def test_wrong_may_not_lower_the_fields_coverage() -> None:

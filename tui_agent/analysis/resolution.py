@@ -6,8 +6,9 @@ Rules, per issue (coverage is populated / items, 0..1, of the field in an analys
 - wrong / format: the coverage did not fall, the field's kinds are consistent (not mixed), every
   given example's expected output appears (in the item whose values hold the example's input,
   when some item does), the correct value appears, and every populated value fully matches the
-  correct pattern. With none of examples, value or pattern given, the field's first values
-  (the analysis examples) must have changed.
+  correct pattern. With none of examples, value or pattern given there is nothing to verify
+  against: a change of the field's values is "changed, not verified" (with before and after
+  values of a few items), never "fixed"; no change is not fixed.
 - partial: the coverage rises (or is complete) and the kinds are consistent.
 
 Evidence the user gave (examples, correct value, correct pattern) is checked for every issue.
@@ -33,11 +34,23 @@ class FieldCheck:
     field: str
     issue: str
     resolved: bool
+    """Done as far as can be told: fixed, or (nothing to verify against) changed."""
     before: float
     """Coverage 0..1 of the field before the change."""
     after: float
     """Coverage 0..1 of the field after it."""
     detail: str
+    verified: bool = True
+    """False when the field changed but nothing the user gave could confirm it is right."""
+    samples: tuple[tuple[Any, Any], ...] = ()
+    """(before, after) values of the first few items, for an unverified change."""
+
+    @property
+    def verdict(self) -> str:
+        """ "fixed", "changed, not verified" or "not fixed"."""
+        if not self.resolved:
+            return "not fixed"
+        return "fixed" if self.verified else "changed, not verified"
 
 
 def coverage(analysis: OutputAnalysis | None, field: str) -> Fraction:
@@ -62,8 +75,10 @@ def check_feedback(
     items: list[Any],
     *,
     target_coverage: float = 0.8,
+    before_items: list[Any] | None = None,
 ) -> FieldCheck:
-    """Whether `feedback` is resolved by the output `items` (analysed as `after`)."""
+    """Whether `feedback` is resolved by the output `items` (analysed as `after`);
+    `before_items` (the output before) give an unverified change its sample values."""
     name = feedback.field
     was, now = coverage(before, name), coverage(after, name)
     values = _field_values(items, name)
@@ -81,8 +96,17 @@ def check_feedback(
         if now < was:
             problems.insert(0, f"coverage fell ({percent(was)} -> {percent(now)})")
         problems.extend(_mixed(after, name))
-        if not _has_evidence(feedback) and not problems and not _changed(before, after, name):
-            problems.append("its values did not change")
+        if not _has_evidence(feedback) and not problems:
+            if not _changed(before, after, name):
+                problems.append("its values did not change")
+            else:
+                samples = _samples(before_items or [], items, name)
+                head = f"{name} ({feedback.issue}): {percent(was)} -> {percent(now)}"
+                shown = "; ".join(f"{old!r} -> {new!r}" for old, new in samples)
+                detail = f"{head}, changed, not verified" + (f" ({shown})" if shown else "")
+                return FieldCheck(
+                    name, feedback.issue, True, float(was), float(now), detail, False, samples
+                )
     head = f"{name} ({feedback.issue}): {percent(was)} -> {percent(now)}"
     detail = f"{head}, fixed" if not problems else f"{head}, not fixed: {'; '.join(problems)}"
     return FieldCheck(name, feedback.issue, not problems, float(was), float(now), detail)
@@ -174,6 +198,18 @@ def _changed(before: OutputAnalysis | None, after: OutputAnalysis, name: str) ->
     old_examples = old.examples if old is not None else []
     new_examples = new.examples if new is not None else []
     return new_examples != old_examples
+
+
+SAMPLES = 3
+"""Items whose before and after values an unverified change shows."""
+
+
+def _samples(before: list[Any], after: list[Any], name: str) -> tuple[tuple[Any, Any], ...]:
+    """(before, after) values of `name` in the first items, the ones that changed first."""
+    old, new = _field_values(before, name), _field_values(after, name)
+    pairs = list(zip(old, new, strict=False))
+    changed = [pair for pair in pairs if not _same(*pair)]
+    return tuple((changed + [p for p in pairs if p not in changed])[:SAMPLES])
 
 
 def _same(value: Any, expected: Any) -> bool:

@@ -39,6 +39,8 @@ class RefinementOutcome:
     candidate: Artifact | None
     fixed: list[str] = field(default_factory=list)
     remaining: list[str] = field(default_factory=list)
+    unverified: list[str] = field(default_factory=list)
+    """Fields that changed with nothing to verify them against (never counted as fixed)."""
     attempts: int = 0
     items: list[Any] = field(default_factory=list)
     analysis: OutputAnalysis | None = None
@@ -97,6 +99,7 @@ class Refinement(ABC):
         message: str,
         fixed: Sequence[str],
         remaining: Sequence[FieldFeedback],
+        unverified: Sequence[str] = (),
     ) -> RefinementProgress:
         """A RefinementProgress of this refinement."""
         return RefinementProgress(
@@ -105,6 +108,7 @@ class Refinement(ABC):
             message=message,
             fixed=list(fixed),
             remaining=[f.field for f in remaining],
+            unverified=list(unverified),
         )
 
     def attempt_started(
@@ -169,22 +173,33 @@ def named_feedback(feedback: Sequence[FieldFeedback]) -> str:
     return ", ".join(f"{f.field} ({f.issue})" for f in feedback)
 
 
-def progress_message(fixed: Sequence[str], remaining: Sequence[FieldFeedback]) -> str:
-    """ "Fixed 1 field, 1 remaining" (as an attempt's progress)."""
-    return f"Fixed {plural(len(fixed), 'field')}, {len(remaining)} remaining"
+def progress_message(
+    fixed: Sequence[str], remaining: Sequence[FieldFeedback], unverified: Sequence[str] = ()
+) -> str:
+    """ "Fixed 1 field, 1 remaining" (as an attempt's progress), and what changed unverified."""
+    message = f"Fixed {plural(len(fixed), 'field')}, {len(remaining)} remaining"
+    if unverified:
+        message += f", {len(unverified)} changed, not verified"
+    return message
 
 
-def outcome_message(fixed: Sequence[str], remaining: Sequence[FieldFeedback]) -> str:
-    """The last progress line: "Fixed 2 fields", "Fixed 1 field, 1 remaining: price (wrong)"."""
-    if not remaining:
-        return f"Fixed {plural(len(fixed), 'field')}"
-    named = named_feedback(remaining)
-    return f"Fixed {plural(len(fixed), 'field')}, {len(remaining)} remaining: {named}"
+def outcome_message(
+    fixed: Sequence[str], remaining: Sequence[FieldFeedback], unverified: Sequence[str] = ()
+) -> str:
+    """The last progress line: "Fixed 2 fields", "Fixed 1 field, 1 remaining: price (wrong)",
+    "Fixed 0 fields; changed, not verified: name" (check its values in the review)."""
+    message = f"Fixed {plural(len(fixed), 'field')}"
+    if unverified:
+        message += f"; changed, not verified: {', '.join(unverified)}"
+    if remaining:
+        message += f", {len(remaining)} remaining: {named_feedback(remaining)}"
+    return message
 
 
 def version_summary(checks: Sequence[FieldCheck]) -> str:
     """ "title 0% -> 100% (fixed); price 100% -> 100%" for a candidate artifact."""
     return "; ".join(
-        f"{c.field} {percent(c.before)} -> {percent(c.after)}" + (" (fixed)" if c.resolved else "")
+        f"{c.field} {percent(c.before)} -> {percent(c.after)}"
+        + (f" ({c.verdict})" if c.resolved else "")
         for c in checks
     )

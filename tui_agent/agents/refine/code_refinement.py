@@ -12,7 +12,7 @@ and named in the next prompt. The best attempt becomes the candidate Artifact.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,11 +65,22 @@ class _Version:
 
     @property
     def fixed(self) -> list[str]:
-        """The fields all of whose feedback this version resolves."""
-        unresolved = {c.field for c in self.checks if not c.resolved}
-        return [
-            name for name in dict.fromkeys(c.field for c in self.checks) if name not in unresolved
-        ]
+        """The fields all of whose feedback this version resolves, verified."""
+        return self._fields(lambda checks: all(c.resolved and c.verified for c in checks))
+
+    @property
+    def unverified(self) -> list[str]:
+        """The fields whose feedback it resolves, some of it only by a change no evidence
+        could verify."""
+        return self._fields(
+            lambda checks: all(c.resolved for c in checks) and not all(c.verified for c in checks)
+        )
+
+    def _fields(self, test: Callable[[list[FieldCheck]], bool]) -> list[str]:
+        by_field: dict[str, list[FieldCheck]] = {}
+        for check in self.checks:
+            by_field.setdefault(check.field, []).append(check)
+        return [name for name, checks in by_field.items() if test(checks)]
 
 
 class CodeRefinement(Refinement):
@@ -152,17 +163,18 @@ class CodeRefinement(Refinement):
         if best.attempt:
             candidate = self.candidate(best.code, best.attempt, best.checks)
             events.append(candidate)
-        message = outcome_message(best.fixed, remaining)
+        message = outcome_message(best.fixed, remaining, best.unverified)
         if self.error or self.stalled:
             message = f"Stopped ({self.error or self.stalled}). {message}"
         elif not best.attempt:
             message = f"No attempt improved the code. {message}"
-        events.append(self.progress(attempts, message, best.fixed, remaining))
+        events.append(self.progress(attempts, message, best.fixed, remaining, best.unverified))
         self.outcome = RefinementOutcome(
             name=self.name,
             candidate=candidate,
             fixed=best.fixed,
             remaining=[f.field for f in remaining],
+            unverified=best.unverified,
             attempts=attempts,
             items=best.items if candidate else [],
             analysis=best.analysis if candidate else None,
@@ -171,7 +183,8 @@ class CodeRefinement(Refinement):
         return events
 
     def _progress(self, attempt: int, message: str) -> RefinementProgress:
-        return self.progress(attempt, message, self.best.fixed, self.remaining())
+        best = self.best
+        return self.progress(attempt, message, best.fixed, self.remaining(), best.unverified)
 
     async def _attempt(self, attempt: int) -> AsyncIterator[Event]:
         remaining = self.remaining()
@@ -216,7 +229,10 @@ class CodeRefinement(Refinement):
             yield self._progress(attempt, TESTING)
             async for event in self._try(attempt, step, code):
                 yield event
-        yield self._progress(attempt, progress_message(self.best.fixed, self.remaining()))
+        best = self.best
+        yield self._progress(
+            attempt, progress_message(best.fixed, self.remaining(), best.unverified)
+        )
 
     async def _try(self, attempt: int, step: int, code: str) -> AsyncIterator[Event]:
         """Run the attempt's code, check it, and keep it when it is the best so far."""
@@ -248,6 +264,7 @@ class CodeRefinement(Refinement):
                 analysis,
                 result.items,
                 target_coverage=self.target_coverage,
+                before_items=self.baseline.items,
             )
             for f in self.feedback
         ]

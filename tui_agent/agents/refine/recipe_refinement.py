@@ -124,6 +124,7 @@ class RecipeRefinement(Refinement):
             raise RefinementError(str(exc)) from None
         self.max_items = state.params.get("max_items")
         self.before = state.analysis
+        self.before_items = list(state.items)
         self._step = max(state.steps, default=0)
         self._token = uuid.uuid4().hex[:6]
         self._tried: dict[str, list[tuple[FieldSelector, str]]] = {
@@ -140,6 +141,7 @@ class RecipeRefinement(Refinement):
         best = _Best(self.document)
         remaining = list(self.feedback)
         fixed: list[str] = []
+        unverified: list[str] = []
         attempt = 0
         error: str | None = None
         browser = Browser(self.executable)
@@ -151,14 +153,17 @@ class RecipeRefinement(Refinement):
                 proposals: dict[str, tuple[Group, FieldSelector]] = {}
                 async for event in self._propose(browser, best.document, remaining, proposals):
                     yield event
-                resolved: list[str] = []
+                resolved: list[FieldCheck] = []
                 if proposals:
                     run = self._attempt(browser, attempt, best, remaining, proposals, resolved)
                     async for event in run:
                         yield event
-                fixed += resolved
-                remaining = [f for f in remaining if f.field not in resolved]
-                yield self.progress(attempt, progress_message(fixed, remaining), fixed, remaining)
+                fixed += [c.field for c in resolved if c.verified]
+                unverified += [c.field for c in resolved if not c.verified]
+                done = {c.field for c in resolved}
+                remaining = [f for f in remaining if f.field not in done]
+                message = progress_message(fixed, remaining, unverified)
+                yield self.progress(attempt, message, fixed, remaining, unverified)
                 if self.llm is None:
                     break  # the user's selectors were all there was to try
         except UserError as exc:
@@ -171,13 +176,15 @@ class RecipeRefinement(Refinement):
             checks = [self._check(f, best.analysis, best.items) for f in self.feedback]
             candidate = self.candidate(_dump(best.document), best.attempt, checks)
             yield candidate
-        message = outcome_message(fixed, remaining) + (f" ({error})" if error else "")
-        yield self.progress(attempt, message, fixed, remaining)
+        message = outcome_message(fixed, remaining, unverified)
+        message += f" ({error})" if error else ""
+        yield self.progress(attempt, message, fixed, remaining, unverified)
         self.outcome = RefinementOutcome(
             name=self.name,
             candidate=candidate,
             fixed=fixed,
             remaining=[f.field for f in remaining],
+            unverified=unverified,
             attempts=attempt,
             items=best.items,
             analysis=best.analysis,
@@ -188,7 +195,12 @@ class RecipeRefinement(Refinement):
         self, feedback: FieldFeedback, analysis: OutputAnalysis, items: list[Any]
     ) -> FieldCheck:
         return check_feedback(
-            feedback, self.before, analysis, items, target_coverage=self.target_coverage
+            feedback,
+            self.before,
+            analysis,
+            items,
+            target_coverage=self.target_coverage,
+            before_items=self.before_items,
         )
 
     def _refuse(self, name: str, spec: FieldSelector, why: str) -> None:
@@ -327,10 +339,10 @@ class RecipeRefinement(Refinement):
         best: _Best,
         remaining: list[FieldFeedback],
         proposals: dict[str, tuple[Group, FieldSelector]],
-        resolved: list[str],
+        resolved: list[FieldCheck],
     ) -> AsyncIterator[Event]:
         """Patch the proposals in, run, check; keep the version in `best` when it improved a
-        field without lowering any coverage, and put the fields it fixed in `resolved`."""
+        field without lowering any coverage, and put the checks it resolved in `resolved`."""
         document = best.document
         for name, (group, spec) in proposals.items():
             document = patched(document, name, group, spec)
@@ -373,7 +385,7 @@ class RecipeRefinement(Refinement):
                 analysis,
                 attempt,
             )
-            resolved.extend(c.field for c in checks if c.resolved)
+            resolved.extend(c for c in checks if c.resolved)
         for check in checks:
             if not check.resolved and check.field in proposals:
                 self._refuse(check.field, proposals[check.field][1], check.detail)

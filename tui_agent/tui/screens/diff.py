@@ -35,14 +35,17 @@ def outcome_note(state: SessionState, candidate: Artifact) -> str:
 
 
 def summary_content(candidate: Artifact, note: str) -> Content:
-    """One line per field of the candidate's summary (fixed ones marked), then the note."""
+    """One line per field of the candidate's summary (fixed and unverified ones marked), then
+    the note."""
     parts: list[str | tuple[str, str]] = []
     for segment in filter(None, (s.strip() for s in candidate.summary.split(";"))):
-        fixed = segment.endswith("(fixed)")
-        parts += [
-            ("  ✓ " if fixed else "  · ", "$text-success" if fixed else "$text-muted"),
-            (segment + "\n", "$text-success" if fixed else ""),
-        ]
+        if segment.endswith("(fixed)"):
+            mark, style = ("  ✓ ", "$text-success"), "$text-success"
+        elif segment.endswith("(changed, not verified)"):
+            mark, style = ("  ? ", "$text-warning"), "$text-warning"
+        else:
+            mark, style = ("  · ", "$text-muted"), ""
+        parts += [mark, (segment + "\n", style)]
     if note:
         parts.append((note, "italic"))
     return Content.assemble(*parts).rstrip("\n")
