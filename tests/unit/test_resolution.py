@@ -146,7 +146,8 @@ def test_a_change_with_nothing_to_check_against_is_changed_not_verified_never_fi
     assert result.verdict == "changed, not verified"
     assert result.samples == (("Shop", "Oak desk"), ("Shop", "Lamp"))
     assert result.detail == (
-        "title (wrong): 100% -> 100%, changed, not verified ('Shop' -> 'Oak desk'; 'Shop' -> 'Lamp')"
+        "title (wrong): 100% -> 100%, changed, not verified "
+        "('Shop' -> 'Oak desk'; 'Shop' -> 'Lamp')"
     )
     assert "fixed" not in result.detail
 
