@@ -376,6 +376,66 @@ async def test_a_wrong_field_with_nothing_to_check_against_is_changed_not_verifi
     )
 
 
+ANALYZER = """\
+def main(orders):
+    return [{{"id": o["id"], "band": {band}}} for o in orders]
+"""
+BANDS = '"low" if o["price"] < 50 else "mid" if o["price"] <= 100 else "high"'
+BAND_FEEDBACK = FieldFeedback(
+    field="band",
+    issue="format",
+    correct_pattern="low|mid|high",
+    value_description="price bands: low under 50, mid up to 100, high above",
+)
+
+
+async def analyzer_session(settings: Settings) -> str:
+    code = ANALYZER.format(band='"big" if o["price"] > 100 else "small"')
+    return await exec_session(
+        settings, ExecuteRequest(code=code, args=[ORDERS]), agent_type="analyzer"
+    )
+
+
+async def test_an_analyzers_pattern_is_checked_and_its_description_goes_to_the_model(
+    server: ScriptedModel, settings: Settings
+) -> None:
+    session_id = await analyzer_session(settings)
+    server.push(reply(ANALYZER.format(band='str(o["price"])')), reply(ANALYZER.format(band=BANDS)))
+
+    refined = await refine(settings, session_id, [BAND_FEEDBACK])
+
+    outcome = refined.outcome
+    assert (outcome.fixed, outcome.unverified, outcome.attempts) == (["band"], [], 2)
+    assert [item["band"] for item in outcome.items] == ["mid", "mid", "low", "high"]
+    logs = [e.message for e in refined.of(Log)]
+    assert any(
+        line.startswith("attempt 1: band (format): 100% -> 100%, not fixed: 4 of 4 values")
+        for line in logs
+    ), logs
+    assert "attempt 2: band (format): 100% -> 100%, fixed" in logs
+    first = user_prompt(server, 0)
+    assert first.startswith("You are refining analyzer code based on user feedback.")
+    assert "Correct pattern (every value must fully match): low|mid|high" in first
+    assert (
+        "What the values should look like: price bands: low under 50, mid up to 100, high above"
+        in first
+    )
+
+
+async def test_an_analyzers_description_alone_is_changed_not_verified(
+    server: ScriptedModel, settings: Settings
+) -> None:
+    session_id = await analyzer_session(settings)
+    server.push(reply(ANALYZER.format(band=BANDS)))
+    described = BAND_FEEDBACK.model_copy(update={"correct_pattern": None})
+
+    refined = await refine(settings, session_id, [described])
+
+    assert (refined.outcome.fixed, refined.outcome.unverified) == ([], ["band"])
+    assert refined.messages[-1] == "Fixed 0 fields; changed, not verified: band"
+    assert "What the values should look like: price bands" in user_prompt(server, 0)
+
+
 async def test_no_improving_attempt_leaves_no_candidate(
     server: ScriptedModel, settings: Settings
 ) -> None:

@@ -203,6 +203,22 @@ def test_bad_input_is_one_line_exit_2_and_records_nothing(tmp_path):
         "has no items to give feedback on": (without_items, "--field", "price", *fix),
         "is not IN=>OUT": (with_items, "--field", "price", *fix, "--example", "12.5"),
         "--issue is required": (with_items, "--field", "price"),
+        "is not a regular expression (missing ), unterminated subpattern at position 0); to "
+        "describe the values in words use --looks-like": (
+            with_items,
+            "--field",
+            "price",
+            "--issue",
+            "format",
+            "--pattern",
+            "(\\d+",
+        ),
+        "--looks-like and --example need --field": (
+            with_items,
+            "--accept",
+            "--looks-like",
+            "prices in euros",
+        ),
         "no model to propose one": (with_items, "--field", "price", "--issue", "missing"),
         "no candidate waiting": (with_items, "--accept"),
         "--reason goes with --reject": (with_items, "--accept", "--reason", "fine"),

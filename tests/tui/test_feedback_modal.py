@@ -152,17 +152,40 @@ async def test_transformer_feedback_keeps_collecting_with_ctrl_n() -> None:
     )
 
 
-async def test_analyzer_feedback_has_a_pattern() -> None:
+async def test_analyzer_feedback_has_a_pattern_and_a_description() -> None:
     app = FeedbackHarness("analyzer")
     async with app.run_test(size=(100, 30)) as pilot:
         await pick_issue(pilot, "partial")
+        await type_into(pilot, r"Total: \d+")
         await type_into(pilot, "Amounts after 'Total:'")
         await pilot.press("ctrl+s")
     [result] = app.results
     assert result is not None
     assert result.feedback == FieldFeedback(
-        field="offer.price", issue="partial", correct_pattern="Amounts after 'Total:'"
+        field="offer.price",
+        issue="partial",
+        correct_pattern=r"Total: \d+",
+        value_description="Amounts after 'Total:'",
     )
+
+
+async def test_a_pattern_that_is_no_regular_expression_is_flagged_as_you_type() -> None:
+    app = FeedbackHarness("analyzer")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pick_issue(pilot, "format")
+        await type_into(pilot, "Total: (")
+        await pilot.pause()
+        error = app.modal.query_one("#pattern-error", Label)
+        assert error.display and "Not a regular expression" in str(error.content)
+        assert app.modal.query_one("#correct-pattern", Input).has_class("-invalid")
+        await pilot.press("ctrl+s")  # refused: the modal stays open on the pattern
+        assert app.results == [] and app.focused is app.modal.query_one("#correct-pattern")
+        await pilot.press("backspace")
+        await pilot.pause()
+        assert not error.display
+        await pilot.press("ctrl+s")
+    [result] = app.results
+    assert result is not None and result.feedback.correct_pattern == "Total:"
 
 
 async def test_api_client_feedback_has_parameters_and_mapping() -> None:

@@ -69,6 +69,9 @@ class FieldFeedback(BaseModel):
     correct_selector: str | None = None
     correct_expression: str | None = None
     correct_pattern: str | None = None
+    """A regular expression every populated value must fully match (checked)."""
+    value_description: str | None = None
+    """What the values should look like, in words (told to the model, not checked)."""
     request_parameters: str | None = None
     response_mapping: str | None = None
     notes: str | None = None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import re
 import sys
 from typing import Any
 
@@ -58,6 +59,11 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     refine.add_argument("--expression", metavar="E", help="the correct expression or logic")
     refine.add_argument("--pattern", metavar="P", help="a regular expression every value matches")
+    refine.add_argument(
+        "--looks-like",
+        metavar="TEXT",
+        help="what the values should look like, in words (told to the model, not checked)",
+    )
     refine.add_argument("--value", metavar="V", help="a correct value the field must show")
     refine.add_argument("--notes", metavar="N", help="what the field should contain, in words")
     refine.add_argument(
@@ -126,8 +132,10 @@ def feedback_from(args: argparse.Namespace) -> FieldFeedback | None:
     if args.field is None:
         if args.decision is None:
             raise UsageError("give --field F --issue I (or --accept / --reject alone to decide)")
-        if args.issue or args.selector or args.notes or args.example:
-            raise UsageError("--issue, --selector, --notes and --example need --field")
+        if args.issue or args.selector or args.notes or args.example or args.looks_like:
+            raise UsageError(
+                "--issue, --selector, --notes, --looks-like and --example need --field"
+            )
         return None
     if not args.field.strip():
         raise UsageError("--field is empty: name the field to fix")
@@ -135,12 +143,21 @@ def feedback_from(args: argparse.Namespace) -> FieldFeedback | None:
         raise UsageError(f"--issue is required: one of {', '.join(ISSUES)}")
     if args.max_attempts is not None and args.max_attempts < 1:
         raise UsageError("--max-attempts must be at least 1")
+    if args.pattern:
+        try:
+            re.compile(args.pattern)
+        except re.error as exc:
+            raise UsageError(
+                f"--pattern {args.pattern!r} is not a regular expression ({exc}); "
+                "to describe the values in words use --looks-like"
+            ) from exc
     return FieldFeedback(
         field=args.field.strip(),
         issue=args.issue,
         correct_selector=args.selector or None,
         correct_expression=args.expression or None,
         correct_pattern=args.pattern or None,
+        value_description=args.looks_like or None,
         correct_value=args.value or None,
         notes=args.notes or None,
         examples=[parse_example(text) for text in args.example],

@@ -156,6 +156,7 @@ def _feedback_lines(feedback: FieldFeedback, code: str, items: list[Any]) -> lis
         ("Correct expression", feedback.correct_expression),
         ("Correct value", feedback.correct_value),
         ("Correct pattern (every value must fully match)", feedback.correct_pattern),
+        ("What the values should look like", feedback.value_description),
         ("Request parameters", feedback.request_parameters),
         ("Response mapping", feedback.response_mapping),
     ]

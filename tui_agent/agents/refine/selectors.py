@@ -160,6 +160,8 @@ def proposal_messages(
         lines.append(f"  Correct value: {feedback.correct_value}")
     if feedback.correct_pattern:
         lines.append(f"  Values must match: {feedback.correct_pattern}")
+    if feedback.value_description:
+        lines.append(f"  Values should look like: {feedback.value_description}")
     if feedback.examples:
         examples = [e.model_dump(mode="json") for e in feedback.examples]
         lines.append(f"  Expected: {json.dumps(examples, ensure_ascii=False)}")

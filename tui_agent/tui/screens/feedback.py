@@ -8,6 +8,7 @@ another field, submit everything collected, or submit and start refining at once
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import ClassVar, cast
 
@@ -77,8 +78,14 @@ AGENT_INPUTS: dict[str, tuple[AgentInput, ...]] = {
     "analyzer": (
         AgentInput(
             "correct_pattern",
-            "Correct analysis pattern",
-            "Describe the pattern to detect...",
+            "Pattern (regular expression)",
+            r"\d{4}-\d{2}-\d{2}",
+            hint="Every value must fully match it; leave it empty to describe instead.",
+        ),
+        AgentInput(
+            "value_description",
+            "What the values should look like",
+            "Dates as year-month-day, one per order",
             multiline=True,
         ),
     ),
@@ -96,6 +103,17 @@ AGENT_INPUTS: dict[str, tuple[AgentInput, ...]] = {
 def agent_inputs(agent_type: str) -> tuple[AgentInput, ...]:
     """The agent-specific inputs for `agent_type` (the generic ones when unknown)."""
     return AGENT_INPUTS.get(agent_type, AGENT_INPUTS["generic"])
+
+
+def pattern_error(text: str) -> str | None:
+    """Why `text` is not a usable regular expression, or None when it is (or is empty)."""
+    if not text.strip():
+        return None
+    try:
+        re.compile(text.strip())
+    except re.error as exc:
+        return f"Not a regular expression: {exc}"
+    return None
 
 
 def _cleaned(text: str) -> str | None:
@@ -183,6 +201,8 @@ class FeedbackModal(ModalScreen[FeedbackResult | None]):
                         yield Input(id=widget_id, placeholder=entry.placeholder, compact=True)
                     if entry.hint:
                         yield Label(entry.hint, classes="hint")
+                    if entry.attribute == "correct_pattern":
+                        yield Label("", id="pattern-error", classes="field-error")
                 yield Label("Guidance notes", classes="question")
                 yield TextArea(
                     id="notes",
@@ -252,6 +272,9 @@ class FeedbackModal(ModalScreen[FeedbackResult | None]):
             self.query_one("#issue-error").display = True
             self.query_one("#issue", Select).focus()
             return
+        if pattern_error(feedback.correct_pattern or ""):
+            self.query_one("#correct-pattern", Input).focus()
+            return
         self.dismiss(FeedbackResult(feedback, submit, refine))
 
     async def action_add_example(self) -> None:
@@ -264,6 +287,14 @@ class FeedbackModal(ModalScreen[FeedbackResult | None]):
     def _issue_picked(self, event: Select.Changed) -> None:
         if event.value is not Select.NULL:
             self.query_one("#issue-error").display = False
+
+    @on(Input.Changed, "#correct-pattern")
+    def _pattern_typed(self, event: Input.Changed) -> None:
+        error = pattern_error(event.value)
+        label = self.query_one("#pattern-error", Label)
+        label.update(Content(error or ""))
+        label.display = error is not None
+        event.input.set_class(error is not None, "-invalid")
 
     @on(Button.Pressed, "#submit")
     def _submit_pressed(self) -> None:
