@@ -39,6 +39,7 @@ from tui_agent.events import (
     VersionDecided,
 )
 from tui_agent.formatting import artifact_text, format_cost, format_duration
+from tui_agent.report import search_query, tool_call_counts
 from tui_agent.session import SessionState, SessionSummary
 
 
@@ -206,7 +207,10 @@ def render_event(event: Event) -> RenderableType | None:
                 style="dim",
             )
         case ItemsExtracted():
-            return Text(f"📦 {len(event.items)} items", style="cyan")
+            count = len(event.items)
+            noun = "item" if count == 1 else "items"
+            told = f"{count} {noun} in all" if event.replace else f"+{count} {noun}"
+            return Text(f"📦 {told}", style="cyan")
         case OutputAnalyzed():
             return analysis_table(event)
         case FeedbackSubmitted():
@@ -285,8 +289,6 @@ REPORT_HIDDEN = ("text", "content")
 
 def session_report(state: SessionState) -> RenderableType:
     """The session report of a recipe run (`sessions show` for kind "scrape")."""
-    calls = [entry for entry in state.tool_calls.values() if entry.call.name != "BACK"]
-    failed = [e for e in calls if e.result is not None and not e.result.ok]
     overview = Table.grid(padding=(0, 2))
     overview.add_column(style="bold")
     overview.add_column()
@@ -299,8 +301,11 @@ def session_report(state: SessionState) -> RenderableType:
         ("success", "yes" if state.status == "completed" else f"no ({state.status})"),
         ("stopped", state.stopped_reason or "—"),
         ("items", f"{len(state.items)} extracted (max {state.params.get('max_items') or '—'})"),
-        ("commands", f"{len(calls)} executed, {len(failed)} failed"),
+        ("commands", _commands_line(state)),
     ]
+    query = search_query(state.recipe_in_use())
+    if query:
+        rows.insert(2, ("search", query))
     rows.extend(("error", error.message) for error in state.errors)
     for label, value in rows:
         overview.add_row(label, escape(value))
@@ -321,6 +326,15 @@ def session_report(state: SessionState) -> RenderableType:
     if recipe is not None:
         parts.append(_recipe_lines(recipe))
     return Group(*parts)
+
+
+def _commands_line(state: SessionState) -> str:
+    """Tool calls per phase: "list 620 (0 failed) · plan 31 (2 failed) · recipe 14"."""
+    parts = []
+    for phase, count in tool_call_counts(state).items():
+        failed = f" ({count.failed} failed)" if count.failed else ""
+        parts.append(f"{phase} {count.calls}{failed}")
+    return " · ".join(parts) or "none"
 
 
 def _steps_table(state: SessionState) -> Table:

@@ -69,6 +69,8 @@ class StepState:
 class ToolCallState:
     call: ToolCall
     result: ToolResult | None = None
+    phase: str = ""
+    """The phase open when the call was made ("" outside any phase)."""
 
 
 @dataclass
@@ -275,15 +277,24 @@ def _final(state: SessionState, e: FinalAnswer) -> None:
 
 
 def _tool_call(state: SessionState, e: ToolCall) -> None:
-    entry = state.tool_calls[e.call_id] = ToolCallState(call=e)
+    entry = state.tool_calls[e.call_id] = ToolCallState(call=e, phase=_open_phase(state))
     state.timeline.append(entry)
+
+
+def _open_phase(state: SessionState) -> str:
+    """The name of the phase started last and not finished yet ("" when none is open)."""
+    for phase in reversed(state.phases):
+        if phase.finished is None:
+            return phase.name
+    return ""
 
 
 def _tool_result(state: SessionState, e: ToolResult) -> None:
     entry = state.tool_calls.get(e.call_id)
     if entry is None:
         entry = state.tool_calls[e.call_id] = ToolCallState(
-            call=ToolCall(call_id=e.call_id, name=e.name, session_id=e.session_id, ts=e.ts)
+            call=ToolCall(call_id=e.call_id, name=e.name, session_id=e.session_id, ts=e.ts),
+            phase=_open_phase(state),
         )
         state.timeline.append(entry)
     entry.result = e

@@ -177,3 +177,15 @@ def test_headless_prints_output_while_the_code_runs(tmp_path):
     out = result.stdout
     assert out.index("⏳ Output:") < out.index("first") < out.index("✅ Execution Result:")
     assert out.count("first") == 1 and out.count("second") == 1  # each line once
+
+
+def test_with_no_terminal_the_session_is_printed_instead_of_the_tui(tmp_path, program):
+    status = backend_status("bubblewrap")
+    require(status.ok, "the bubblewrap sandbox", status.reason)
+    args = ("exec", str(program), "--arg", "2", "--arg", "pen", "--sandbox", "bubblewrap")
+    result = tui_agent(tmp_path, *args, "--workspace", str(tmp_path / "ws"))
+    assert result.returncode == 0, result.stderr
+    assert "no terminal here: printing the session (--headless)" in result.stderr
+    assert "making 2 pen" in result.stdout and "\x1b[?1049h" not in result.stdout + result.stderr
+    [summary] = stored(tmp_path)
+    assert summary["status"] == "completed" and summary["item_count"] == 2

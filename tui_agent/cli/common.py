@@ -130,7 +130,11 @@ def record_session(
     """Run `agent` as a recorded session in the TUI, headless or as JSON lines.
 
     Returns the exit code: 0 when the session completed, 1 otherwise (headless / json).
+    With no terminal to draw on (a pipe, a CI job), the TUI gives way to the headless printer.
     """
+    if output == "tui" and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        print("tui-agent: no terminal here: printing the session (--headless)", file=sys.stderr)
+        output = "headless"
     if output == "tui":
         from tui_agent.tui.app import TuiAgentApp
 

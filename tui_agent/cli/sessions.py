@@ -13,6 +13,7 @@ from rich.console import Console
 from tui_agent.cli.common import UsageError, open_store, run
 from tui_agent.config import Settings
 from tui_agent.printer import render_event, session_report, sessions_table
+from tui_agent.report import build_report, report_json, report_schema
 from tui_agent.store import SessionNotFound, Store, StoreError, read_jsonl
 
 
@@ -32,8 +33,20 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     listing.set_defaults(handler=cmd_sessions_list)
     show = verbs.add_parser("show", parents=[common], help="print a session's stream and result")
     show.add_argument("session", metavar="ID")
-    show.add_argument("--json", action="store_true", help="the folded session as JSON")
+    show.add_argument(
+        "--json", action="store_true", help="the full report as JSON (see `sessions schema`)"
+    )
+    show.add_argument(
+        "--items",
+        type=int,
+        metavar="N",
+        help="with --json: the first N items only (default: all)",
+    )
     show.set_defaults(handler=cmd_sessions_show)
+    schema = verbs.add_parser(
+        "schema", parents=[common], help="print the JSON Schema of `sessions show --json`"
+    )
+    schema.set_defaults(handler=cmd_sessions_schema)
     export = verbs.add_parser("export", parents=[common], help="write a session as JSONL")
     export.add_argument("session", metavar="ID")
     export.add_argument("-o", "--output", type=Path, required=True, metavar="FILE")
@@ -115,6 +128,9 @@ def cmd_sessions_list(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_sessions_show(args: argparse.Namespace, settings: Settings) -> int:
+    if args.items is not None and (args.items < 0 or not args.json):
+        raise UsageError("--items N goes with --json and counts from 0")
+
     async def go() -> int:
         async with await open_store(settings) as store:
             session_id = await store.resolve(args.session)
@@ -123,7 +139,7 @@ def cmd_sessions_show(args: argparse.Namespace, settings: Settings) -> int:
 
         state = fold(events)
         if args.json:
-            print(json.dumps(_state_document(state), ensure_ascii=False, default=str))
+            print(report_json(build_report(state, args.items)))
             return 0
         console = Console()
         if state.kind == "scrape":
@@ -138,28 +154,9 @@ def cmd_sessions_show(args: argparse.Namespace, settings: Settings) -> int:
     return run(go())
 
 
-def _state_document(state: Any) -> dict[str, Any]:
-    """The folded session as plain JSON (what `sessions show --json` prints)."""
-    return {
-        "summary": state.summary().model_dump(),
-        "agent_type": state.agent_type,
-        "params": state.params,
-        "steps": [
-            {
-                "index": step.index,
-                "thought": step.thought,
-                "action": step.action,
-                "code": step.code,
-                "execution": step.execution.model_dump() if step.execution else None,
-                "final_answer": step.final_answer,
-            }
-            for step in state.steps.values()
-        ],
-        "final_answer": state.final_answer,
-        "analysis": state.analysis.model_dump() if state.analysis else None,
-        "feedback": [f.model_dump() for f in state.feedback],
-        "errors": [e.message for e in state.errors],
-    }
+def cmd_sessions_schema(args: argparse.Namespace, settings: Settings) -> int:
+    print(json.dumps(report_schema(), indent=2))
+    return 0
 
 
 def cmd_sessions_export(args: argparse.Namespace, settings: Settings) -> int:

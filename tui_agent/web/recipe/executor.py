@@ -83,6 +83,8 @@ class RecipeExecutor:
         self.max_items = max_items if max_items is not None else recipe.recipe.config.max_items
         self.items: list[dict[str, Any]] = []
         self.failed = 0
+        self.processed = 0
+        """Items the loops went through, over the whole run (every page)."""
         self.commands = 0
         self.stopped_reason: str | None = None
         self._crashed = crashed
@@ -226,14 +228,13 @@ class RecipeExecutor:
     async def _for_each(
         self, command: ForEachItemInList, facts: dict[str, Any]
     ) -> AsyncIterator[Event]:
-        """Items one by one, the first shown one not done each time, until none is left."""
-        saved_before = len(self.items)
-        processed = failed = 0
+        """Items one by one, the first shown one not done each time, until none is left.
+
+        Its summary counts over the whole run, not only this page's pass."""
         moved: Counter[str] = Counter()
         while True:
             facts["summary"] = (
-                f"{processed} items processed: {len(self.items) - saved_before} saved, "
-                f"{failed} failed"
+                f"{self.processed} items processed: {len(self.items)} saved, {self.failed} failed"
             )
             self._check_max()
             found = await (self._next() if self._seen_items else self._first_items(command))
@@ -256,14 +257,12 @@ class RecipeExecutor:
                     self._started -= 1  # the number goes to the item found next
                     yield Log(level="info", message=f"{exc}: finding it again")
                     continue
-                failed += 1
                 self.failed += 1
                 yield Log(
                     level="warning",
                     message=f"{item.describe()} skipped: {exc} ({MOVED_TRIES} times)",
                 )
             except CommandFailed as exc:
-                failed += 1
                 self.failed += 1
                 yield Log(level="warning", message=f"{item.describe()} skipped: {exc}")
             finally:
@@ -271,7 +270,7 @@ class RecipeExecutor:
                     await item.element.dispose()
             self._finder.done(item.ref.key)
             self._progress += 1
-            processed += 1
+            self.processed += 1
             async for event in self._leave(item):
                 yield event
 

@@ -1,0 +1,216 @@
+"""The session report as one JSON document (`sessions show --json`) and its JSON Schema.
+
+`build_report(state)` reads a folded session: its summary and parameters, phases with their
+durations, tool calls counted per phase (a scrape's probes, dry run and list apart), the steps,
+items, analysis, strategy, the recipe in use, every artifact version and decision, feedback,
+errors and why it stopped. `report_schema()` is the schema every report validates against
+(`tui-agent sessions schema`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from tui_agent.analysis.models import FieldFeedback, OutputAnalysis
+from tui_agent.events import VersionDecided
+from tui_agent.session import PhaseState, SessionState, SessionSummary, StepState
+
+NO_PHASE = "(no phase)"
+"""The key counting tool calls made outside any phase."""
+
+
+class _Report(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class PhaseReport(_Report):
+    """One phase: what it worked on, whether it ended well, how long it took."""
+
+    name: str
+    detail: str
+    finished: bool
+    ok: bool | None
+    duration: float | None
+    summary: str
+
+
+class CallCount(_Report):
+    """Tool calls made during one phase, and how many of them failed."""
+
+    calls: int
+    failed: int
+    by_name: dict[str, int]
+
+
+class StepReport(_Report):
+    """One step of a code-writing agent: its thought, code, run and answer."""
+
+    index: int
+    thought: str
+    action: str | None
+    code: str | None
+    execution: dict[str, Any] | None
+    final_answer: str | None
+    model_calls: int
+
+
+class ArtifactReport(_Report):
+    """One version of an artifact; `in_use` when it is the version the session uses now."""
+
+    name: str
+    version: int
+    format: str
+    origin: str
+    candidate: bool
+    in_use: bool
+    summary: str
+    content: str
+
+
+class DecisionReport(_Report):
+    """The user's answer to a candidate version."""
+
+    name: str
+    version: int
+    accepted: bool
+    reason: str
+
+
+class ErrorReport(_Report):
+    kind: str
+    message: str
+
+
+class SessionReport(_Report):
+    """Everything `sessions show` knows about one session."""
+
+    summary: SessionSummary
+    agent_type: str
+    params: dict[str, Any]
+    source: str | None
+    """The URL the session worked on, when it had one."""
+    search_query: str | None
+    """The text the recipe in use types into the page's search box, when it searches."""
+    stopped_reason: str | None
+    phases: list[PhaseReport]
+    tool_calls: dict[str, CallCount]
+    """Tool calls per phase name (`NO_PHASE` for calls outside any phase)."""
+    steps: list[StepReport]
+    final_answer: str | None
+    item_count: int
+    items: list[Any]
+    """The items, all of them or the first `--items N`; `item_count` counts them all."""
+    analysis: OutputAnalysis | None
+    strategy: str | None
+    recipe: dict[str, Any] | None
+    """The recipe in use (bindings and commands)."""
+    artifacts: list[ArtifactReport]
+    decisions: list[DecisionReport]
+    feedback: list[FieldFeedback]
+    errors: list[ErrorReport]
+
+
+def build_report(state: SessionState, items: int | None = None) -> SessionReport:
+    """The report of a folded session, with all its items or the first `items`."""
+    strategy = state.artifact("strategy")
+    recipe = state.recipe_in_use()
+    url = state.test_context.get("url") or state.params.get("url")
+    return SessionReport(
+        summary=state.summary(),
+        agent_type=state.agent_type,
+        params=state.params,
+        source=str(url) if url else None,
+        search_query=search_query(recipe),
+        stopped_reason=state.stopped_reason,
+        phases=[_phase(phase) for phase in state.phases],
+        tool_calls=tool_call_counts(state),
+        steps=[_step(step) for step in state.steps.values()],
+        final_answer=state.final_answer,
+        item_count=len(state.items),
+        items=state.items if items is None else state.items[:items],
+        analysis=state.analysis,
+        strategy=strategy.content if strategy else None,
+        recipe=recipe,
+        artifacts=[
+            ArtifactReport(
+                name=a.name,
+                version=a.version,
+                format=a.format,
+                origin=a.origin,
+                candidate=a.candidate,
+                in_use=state.current_versions.get(a.name) == a.version,
+                summary=a.summary,
+                content=a.content,
+            )
+            for versions in state.artifacts.values()
+            for a in versions
+        ],
+        decisions=[
+            DecisionReport(name=e.name, version=e.version, accepted=e.accepted, reason=e.reason)
+            for e in state.timeline
+            if isinstance(e, VersionDecided)
+        ],
+        feedback=state.feedback,
+        errors=[ErrorReport(kind=e.kind, message=e.message) for e in state.errors],
+    )
+
+
+def report_json(report: SessionReport) -> str:
+    """The report as one line of JSON (values JSON cannot hold are written as text)."""
+    return json.dumps(report.model_dump(mode="json"), ensure_ascii=False, default=str)
+
+
+def report_schema() -> dict[str, Any]:
+    """The JSON Schema of `sessions show --json`."""
+    schema = SessionReport.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "tui-agent session report"
+    return schema
+
+
+def tool_call_counts(state: SessionState) -> dict[str, CallCount]:
+    """Tool calls per phase, in the order the phases first made one."""
+    counts: dict[str, CallCount] = {}
+    for entry in state.tool_calls.values():
+        count = counts.setdefault(entry.phase or NO_PHASE, CallCount(calls=0, failed=0, by_name={}))
+        count.calls += 1
+        count.failed += int(entry.result is not None and not entry.result.ok)
+        count.by_name[entry.call.name] = count.by_name.get(entry.call.name, 0) + 1
+    return counts
+
+
+def search_query(recipe: dict[str, Any] | None) -> str | None:
+    """The text the recipe types before it lists (its first top-level TYPE), if any."""
+    commands = (recipe or {}).get("recipe", {}).get("commands", [])
+    for command in commands if isinstance(commands, list) else []:
+        if isinstance(command, dict) and command.get("type") == "TYPE":
+            text = command.get("text")
+            return str(text) if text else None
+    return None
+
+
+def _phase(phase: PhaseState) -> PhaseReport:
+    done = phase.finished
+    return PhaseReport(
+        name=phase.name,
+        detail=phase.detail,
+        finished=done is not None,
+        ok=done.ok if done else None,
+        duration=done.duration if done else None,
+        summary=done.summary if done else "",
+    )
+
+
+def _step(step: StepState) -> StepReport:
+    return StepReport(
+        index=step.index,
+        thought=step.thought,
+        action=step.action,
+        code=step.code,
+        execution=step.execution.model_dump(mode="json") if step.execution else None,
+        final_answer=step.final_answer,
+        model_calls=step.model_calls,
+    )
