@@ -91,6 +91,11 @@ def test_a_run_is_recorded_item_by_item_and_reported(tmp_path, demo):
     ]
     calls = [e["name"] for e in events if e["type"] == "tool_call"]
     assert calls.count("CLICK_IF_EXISTS") == 1  # page 2 holds items 25..48
+    loops = [
+        e for e in events if e["type"] == "tool_result" and e["name"] == "FOR_EACH_ITEM_IN_LIST"
+    ]
+    # the last page's loop counts the whole run, not its own 6 items
+    assert loops[-1]["output"].startswith("30 items processed: 30 saved, 0 failed")
     assert events[-2]["type"] == "output_analyzed"
     assert (ended["status"], ended["stopped_reason"]) == ("completed", "max_items")
     [summary] = stored(tmp_path)
