@@ -149,7 +149,7 @@ class FencedBlock:
             return False
         if self.body.lstrip().startswith(("{", "[")) and _is_json_like(self.body):
             return False
-        return _is_python(self.body)
+        return is_python(self.body)
 
 
 def fenced_blocks(text: str) -> list[FencedBlock]:
@@ -186,7 +186,7 @@ def _is_json_like(body: str) -> bool:
     return True
 
 
-def _is_python(body: str) -> bool:
+def is_python(body: str) -> bool:
     """Valid Python that does something: a statement, or a call (prose such as "It is 42."
     can parse as an expression, so a lone expression other than a call does not count)."""
     try:
@@ -207,7 +207,7 @@ def _without_json(
     if code is not None:
         action = Action(thought=prose, action="execute_code", code=code)
         return ParsedAction(action, ("took the Python code block as the code (no JSON action)",))
-    if not blocks and _is_python(text) and not text.lstrip().startswith(("{", "[")):
+    if not blocks and is_python(text) and not text.lstrip().startswith(("{", "[")):
         action = Action(action="execute_code", code=text.strip("\n"))
         return ParsedAction(action, ("took the whole reply as Python code (no JSON action)",))
     if prose_answers and "cut off" not in str(no_action) and "limit" not in str(no_action):
