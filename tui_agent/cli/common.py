@@ -145,7 +145,7 @@ def record_session(
         from tui_agent.tui.app import TuiAgentApp
 
         app = TuiAgentApp(settings.db, settings=settings)
-        app.start_session(started, agent, session_id)
+        app.start_session(started, agent, session_id=session_id)
         app.run()
         return 0
 
