@@ -214,12 +214,20 @@ def render_event(event: Event) -> RenderableType | None:
             )
         case ExecutionStarted() if not event.isolated:
             return Text(f"⚠ {event.backend} backend: code runs NOT isolated", style="bold yellow")
+        case ExecutionFinished() if event.error and event.error.type == "ProgramRefused":
+            return Group(
+                Text("🛑 Refused before running:", style="bold red"),
+                Text(event.error.message.replace("; line ", "\nline "), style="red"),
+            )
         case ExecutionFinished():
             return render_execution(event)
         case FinalAnswer():
             return Panel(event.text, title="🎯 Final Answer", border_style="green")
         case ToolCall():
-            return Text(f"🔧 {event.name}({_short_json(event.arguments, 200)})", style="cyan")
+            indent = "   " if event.run_step is not None else ""  # made by a running program
+            return Text(
+                f"{indent}🔧 {event.name}({_short_json(event.arguments, 200)})", style="cyan"
+            )
         case ToolResult():
             return Text(("  ↳ " if event.ok else "  ✗ ") + event.output, style="dim")
         case PhaseStarted():
