@@ -217,7 +217,7 @@ def render_event(event: Event) -> RenderableType | None:
         case ExecutionFinished() if event.error and event.error.type == "ProgramRefused":
             return Group(
                 Text("🛑 Refused before running:", style="bold red"),
-                Text(event.error.message.replace("; line ", "\nline "), style="red"),
+                Text(event.error.message, style="red"),
             )
         case ExecutionFinished():
             return render_execution(event)

@@ -27,7 +27,13 @@ from tui_agent.tui.paths import styles_dir
 from tui_agent.tui.replay import Replay
 from tui_agent.tui.screens.approval import ModalApprover
 from tui_agent.tui.screens.home import HomeScreen
-from tui_agent.tui.screens.new_session import CodeForm, NewSessionForm, ScrapeForm, TaskForm
+from tui_agent.tui.screens.new_session import (
+    CodeForm,
+    NewSessionForm,
+    ScrapeForm,
+    TaskForm,
+    ToolcodeForm,
+)
 from tui_agent.tui.screens.refine_flow import REFINE_WORKERS
 from tui_agent.tui.screens.replay import ReplayScreen
 from tui_agent.tui.screens.session import LiveRun, SessionScreen
@@ -185,6 +191,17 @@ class TuiAgentApp(App[None]):
                 settings=self.settings,
                 max_items=form.max_items,
                 planner=form.planner,
+            )
+        if isinstance(form, ToolcodeForm):
+            from tui_agent.agents.toolcode import mcp_config_for, toolcode_session
+
+            return toolcode_session(
+                form.task,
+                settings=self.settings,
+                mcp=mcp_config_for(form.mcp_config, self.settings),
+                max_steps=form.max_steps,
+                sandbox_name=form.sandbox,
+                approver=ModalApprover(self),
             )
         if isinstance(form, CodeForm):
             return codeact_session(

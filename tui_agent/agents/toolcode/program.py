@@ -75,7 +75,7 @@ class Program:
         refusals = check_program(code)
         if refusals:
             answer = refusal_text(refusals)
-            problem = "; ".join(str(r) for r in refusals)
+            problem = "\n".join(str(r) for r in refusals)
             error = ErrorInfo(type="ProgramRefused", message=problem)
             yield ExecutionFinished(step=step, success=False, error=error)
             yield answer

@@ -1,5 +1,5 @@
-"""Start a session from the home screen: which agent (code, task, exec or scrape), and what it
-needs."""
+"""Start a session from the home screen: which agent (code, task, toolcode, exec or scrape),
+and what it needs."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ PLANNERS: tuple[Planner, ...] = ("auto", "offline", "llm")
 KINDS = [
     ("code: give the CodeAct agent a task", "code"),
     ("task: a task and a context become checked, cached code", "task"),
+    ("toolcode: programs that chain MCP tools as Python calls", "toolcode"),
     ("exec: run a Python file in a sandbox", "exec"),
     ("scrape: plan a list page, write a verified recipe, extract its items", "scrape"),
 ]
@@ -75,11 +76,21 @@ class ScrapeForm:
     max_items: int | None
 
 
-NewSessionForm = ExecForm | CodeForm | TaskForm | ScrapeForm
+@dataclass(frozen=True)
+class ToolcodeForm:
+    """A task for the tool code agent, the MCP servers it uses (None: the configured ones)."""
+
+    task: str
+    mcp_config: Path | None
+    max_steps: int
+    sandbox: str
+
+
+NewSessionForm = ExecForm | CodeForm | TaskForm | ScrapeForm | ToolcodeForm
 
 
 class NewSessionModal(ModalScreen[NewSessionForm | None]):
-    """Start a code, task, exec or scrape session. ctrl+s starts, Escape cancels."""
+    """Start a code, task, toolcode, exec or scrape session. ctrl+s starts, Escape cancels."""
 
     BINDINGS = [
         Binding("ctrl+s", "start", "Start", id="new.start", tooltip="Start the session"),
@@ -108,6 +119,8 @@ class NewSessionModal(ModalScreen[NewSessionForm | None]):
                 yield Checkbox("Ask before each run (always on for local)", id="approve")
             with Vertical(id="task-form", classes="form"):
                 yield from self._task_fields()
+            with Vertical(id="toolcode-form", classes="form"):
+                yield from self._toolcode_fields()
             with Vertical(id="exec-form", classes="form"):
                 yield from self._exec_fields()
             with Vertical(id="scrape-form", classes="form"):
@@ -144,6 +157,14 @@ class NewSessionModal(ModalScreen[NewSessionForm | None]):
         yield Checkbox(
             "Use the code cache (no model call for a task done before)", True, id="task-cache"
         )
+
+    def _toolcode_fields(self) -> ComposeResult:
+        yield Label(f"Task (model: {self._model or 'none set'})")
+        yield Input(placeholder="Price every kitchen product and save a table", id="toolcode-task")
+        yield Label("MCP servers config (empty: TUI_AGENT_MCP_CONFIG)")
+        yield Input(placeholder="path/to/servers.json", id="toolcode-mcp")
+        yield Label("Max steps")
+        yield Input("10", id="toolcode-steps", type="integer")
 
     def _exec_fields(self) -> ComposeResult:
         yield Label("Python file")
@@ -187,12 +208,18 @@ class NewSessionModal(ModalScreen[NewSessionForm | None]):
     def _show_kind(self, kind: str) -> None:
         self.query_one("#code-form").display = kind == "code"
         self.query_one("#task-form").display = kind == "task"
+        self.query_one("#toolcode-form").display = kind == "toolcode"
         self.query_one("#exec-form").display = kind == "exec"
         self.query_one("#scrape-form").display = kind == "scrape"
         self.query_one("#sandbox-field").display = kind != "scrape"
         self.query_one("#problem", Static).update("")
-        first = {"code": "#task", "task": "#task-prompt", "exec": "#path", "scrape": "#scrape-url"}
-        first = first[kind]
+        first = {
+            "code": "#task",
+            "task": "#task-prompt",
+            "toolcode": "#toolcode-task",
+            "exec": "#path",
+            "scrape": "#scrape-url",
+        }[kind]
         self.query_one(first, Input).focus()
 
     def _value(self, selector: str) -> str:
@@ -207,6 +234,7 @@ class NewSessionModal(ModalScreen[NewSessionForm | None]):
         readers = {
             "code": self._read_code,
             "task": self._read_task,
+            "toolcode": self._read_toolcode,
             "exec": self._read_exec,
             "scrape": self._read_scrape,
         }
@@ -269,6 +297,25 @@ class NewSessionModal(ModalScreen[NewSessionForm | None]):
             self._problem("The budget is a positive amount of USD, or empty.", "#task-budget")
             return None
         return timeout, attempts, budget
+
+    def _read_toolcode(self) -> ToolcodeForm | None:
+        task = self._value("#toolcode-task")
+        if not task:
+            self._problem("What should the programs do? Type the task.", "#toolcode-task")
+            return None
+        given = self._value("#toolcode-mcp")
+        path = Path(given).expanduser() if given else None
+        if path is not None and not path.is_file():
+            self._problem(f"No MCP config file at {path}", "#toolcode-mcp")
+            return None
+        try:
+            max_steps = int(self._value("#toolcode-steps"))
+        except ValueError:
+            max_steps = 0
+        if max_steps < 1:
+            self._problem("Max steps is a whole number, at least 1.", "#toolcode-steps")
+            return None
+        return ToolcodeForm(task, path, max_steps, self._sandbox())
 
     def _read_scrape(self) -> ScrapeForm | None:
         url = self._value("#scrape-url")
