@@ -16,11 +16,11 @@ import os
 import socket
 import sys
 import time
-from typing import Literal
+from typing import Literal, NotRequired
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import TypedDict  # pydantic needs this one before Python 3.12
 
 server = MCPServer("shop", instructions="A small shop: products, prices and orders.")
 
