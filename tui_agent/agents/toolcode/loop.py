@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import re
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -50,6 +51,7 @@ from tui_agent.events import (
     ToolResult,
 )
 from tui_agent.llm import LLM, LLMError, Message
+from tui_agent.llm.text_calls import parse_text_calls
 from tui_agent.llm.tool_turns import ModelCall, answer_messages, read_calls
 from tui_agent.sandbox.base import Sandbox, SandboxError
 from tui_agent.sandbox.models import ExecuteResult
@@ -57,6 +59,8 @@ from tui_agent.tools import GenerationError, ServerStartError, Toolset
 from tui_agent.tools.results import as_error
 
 DEFAULT_MAX_STEPS = 10
+_FENCED = re.compile(r"```.*?(?:```|\Z)", re.S)
+"""A fenced block: in the text protocol, the program, not prose."""
 DEFAULT_TIMEOUT = 30.0
 
 
@@ -231,6 +235,8 @@ class _Loop:
         calls, prose = read_calls(
             reply, TOOL_SPECS, use_tools=self.use_tools, prefix=f"turn{self.turns}"
         )
+        if calls and not reply.tool_calls:  # the text protocol: the program is no prose
+            prose = parse_text_calls(_FENCED.sub("", reply.text), TOOL_SPECS).prose
         if not calls:  # the answer: what streamed as thought was the answer itself
             if streamed:
                 yield Thought(step=step, text="")
