@@ -131,7 +131,7 @@ def program_calls_content(step: StepState) -> Content:
             continue
         mark, style = ("✓", "$text-success") if result.ok else ("✗", "$text-error")
         parts += ["  ", (f"{mark} {result.duration:.2f}s", style)]
-        parts.append((f"  {_one_line(result.output, CALL_WIDTH)}\n", "" if result.ok else style))
+        parts += ["  ", (f"{_one_line(result.output, CALL_WIDTH)}\n", "" if result.ok else style)]
     hidden = len(step.tool_calls) - MAX_PROGRAM_CALLS
     if hidden > 0:
         parts.append((f"… {hidden} more tool calls\n", "dim"))
