@@ -15,6 +15,7 @@ from tui_agent.tools.client import ServerStartError, ToolCallFailure, ToolServer
 from tui_agent.tools.config import McpConfig, McpConfigError, ServerEntry, load_mcp_config
 from tui_agent.tools.generate import Generated, GenerationError, generate_packages
 from tui_agent.tools.program_guard import Refusal, check_program, refusal_text
+from tui_agent.tools.results import as_error
 from tui_agent.tools.toolset import Toolset, packages_folder
 from tui_agent.tools.workspace import WorkspaceGuard, WorkspaceRootError
 from tui_agent.tools.wrappers import FunctionSpec, function_specs
@@ -38,6 +39,7 @@ __all__ = [
     "Toolset",
     "WorkspaceGuard",
     "WorkspaceRootError",
+    "as_error",
     "check_program",
     "function_specs",
     "generate_packages",

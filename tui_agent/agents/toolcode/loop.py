@@ -55,8 +55,7 @@ from tui_agent.llm.text_calls import parse_text_calls
 from tui_agent.llm.tool_turns import ModelCall, answer_messages, read_calls
 from tui_agent.sandbox.base import Sandbox, SandboxError
 from tui_agent.sandbox.models import ExecuteResult
-from tui_agent.tools import GenerationError, ServerStartError, Toolset
-from tui_agent.tools.results import as_error
+from tui_agent.tools import GenerationError, ServerStartError, Toolset, as_error
 
 DEFAULT_MAX_STEPS = 10
 _FENCED = re.compile(r"```.*?(?:```|\Z)", re.S)
