@@ -262,6 +262,7 @@ class TaskSession:
     async def events(self) -> AsyncIterator[Event]:
         """Every node in turn, then SessionEnded; the sandbox and the cache are closed last."""
         end = SessionEnded(status="completed")
+        self.env.start_sandbox()
         try:
             for node, budget in zip(self.nodes, self.node_budgets, strict=True):
                 spending = self.spending.within(*budget) if budget else self.spending
@@ -282,13 +283,8 @@ class TaskSession:
                     break
             self.completed = end.status == "completed"
         finally:
-            await asyncio.shield(self._close())
+            await asyncio.shield(self.env.close())
         yield end
-
-    async def _close(self) -> None:
-        await self.env.sandbox.close()
-        if self.env.cache is not None:
-            await self.env.cache.close()
 
 
 def _node_finished(
