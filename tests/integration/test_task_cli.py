@@ -214,6 +214,19 @@ def test_a_workflow_file_runs_its_nodes_in_order(
             "--max-attempts must be at least 1",
         ),
         (("task", "x", "--model", MODEL, "-o", "nowhere/out.json"), "its folder does not exist"),
+        (
+            (
+                "task",
+                "x",
+                "--model",
+                MODEL,
+                "--api-base",
+                "http://127.0.0.1:9",
+                "--sandbox",
+                "local",
+            ),
+            "the local sandbox is not isolated",
+        ),
         (("workflow", "run", "wf-bad.json", "--model", MODEL), "nodes.0.prompt: Field required"),
         (
             ("workflow", "run", "wf-exec.json", "--model", MODEL),
