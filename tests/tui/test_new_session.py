@@ -1,4 +1,5 @@
-"""Starting an exec session from the home screen: the form, its checks, a real sandbox run."""
+"""Starting sessions from the home screen: the form, its checks, real runs (exec and task in a
+sandbox, scrape in Chromium)."""
 
 from __future__ import annotations
 
@@ -37,12 +38,18 @@ async def open_form(pilot: Pilot[Any], kind: str = "exec") -> NewSessionModal:
     modal = pilot.app.screen
     assert isinstance(modal, NewSessionModal)
     assert modal.kind == "code"
-    if kind != "code":
-        downs = [value for _, value in KINDS].index(kind)
+    downs = [value for _, value in KINDS].index(kind)
+    if downs:
         await pilot.press("shift+tab", "enter", *["down"] * downs, "enter")
         await wait_until(pilot, lambda: modal.kind == kind)
-    if kind == "exec":
-        await wait_until(pilot, lambda: modal.focused is modal.query_one("#path"))
+    first = {
+        "code": "#task",
+        "task": "#task-prompt",
+        "toolcode": "#toolcode-task",
+        "exec": "#path",
+        "scrape": "#scrape-url",
+    }
+    await wait_until(pilot, lambda: modal.focused is modal.query_one(first[kind]))
     return modal
 
 

@@ -11,6 +11,7 @@ or sandbox that cannot be reached ends the task at once and opens its circuit.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import time
 from collections.abc import AsyncIterator
@@ -109,19 +110,37 @@ class TaskEnvironment:
     cache: code_cache.CodeCache | None = None
     steps: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     sandbox_used: bool = False
-    started: bool = False
+    _starting: asyncio.Task[None] | None = None
+
+    def start_sandbox(self) -> None:
+        """Start the sandbox in the background (while the model writes), once."""
+        if self._starting is None:
+            self._starting = asyncio.ensure_future(self._start())
 
     async def ensure_started(self) -> None:
+        """Wait for the sandbox; raises CircuitOpen or SandboxError when it cannot start."""
+        self.start_sandbox()
+        assert self._starting is not None
+        await asyncio.shield(self._starting)
+
+    async def _start(self) -> None:
         target = sandbox_target(self.sandbox)
-        if self.started:
-            return
         self.breaker.check(target)
         try:
             await self.sandbox.start()
         except SandboxError as exc:
             self.breaker.trip(target, str(exc))
             raise
-        self.started = True
+
+    async def close(self) -> None:
+        """Stop a start still going, then close the sandbox and the cache."""
+        if self._starting is not None and not self._starting.done():
+            self._starting.cancel()
+        if self._starting is not None:
+            await asyncio.gather(self._starting, return_exceptions=True)
+        await self.sandbox.close()
+        if self.cache is not None:
+            await self.cache.close()
 
 
 def sandbox_target(sandbox: Sandbox) -> str:
@@ -179,6 +198,8 @@ class TaskRun:
         self._began = 0.0
         self._attempt = 0
         self._analysis_context: dict[str, Any] | None = None
+        self._analysed_now = False
+        """The analysis ran in this attempt (its task code may share the interpreter)."""
 
     # -- the whole task --------------------------------------------------------------------
     async def events(self) -> AsyncIterator[Event]:
@@ -231,6 +252,7 @@ class TaskRun:
         """Run cached code with no model call; a failure only logs (generation follows)."""
         entry = hit.entry
         self.trace.cache_match = hit.match
+        self.trace.attempts = 1
         step = next(self.env.steps)
         yield self._attempt_started(step, cached=True)
         why = f" ({hit.why})" if hit.why else ""
@@ -254,14 +276,14 @@ class TaskRun:
             )
             self.trace.cache_match = None
             self.trace.analysis = None
+            self.trace.attempts = 0
             self._analysis_context = None
-            return
-        self.trace.attempts = 1
 
     # -- generated code --------------------------------------------------------------------
     async def _attempts(self) -> AsyncIterator[Event]:
         for attempt in range(1, self.node.options.max_attempts + 1):
             self._attempt = attempt
+            self._analysed_now = False
             self.trace.attempts = attempt
             step = next(self.env.steps)
             yield self._attempt_started(step)
@@ -362,7 +384,8 @@ class TaskRun:
         if problem:
             raise _Refused(problem)
         result: ExecuteResult | None = None
-        async for event in self._execute(step, code, context, self.node.options.analysis_timeout):
+        timeout = self.node.options.analysis_timeout
+        async for event in self._execute(step, code, context, timeout, fresh=True):
             if isinstance(event, ExecuteResult):
                 result = event
             else:
@@ -379,17 +402,21 @@ class TaskRun:
             insights = {k: v for k, v in (result.context or {}).items() if k not in context}
         self.trace.analysis = AnalysisRecord(code, insights, generation_seconds, result.duration)
         self._analysis_context = {**context, ANALYSIS_KEY: insights}
+        self._analysed_now = True
 
     async def _task_run(
         self, step: int, code: str, context: dict[str, Any], *, validate: bool
     ) -> AsyncIterator[Event]:
-        """Check, run and validate task code; sets the outcome when it passes."""
+        """Check, run and validate task code; sets the outcome when it passes. Right after
+        its attempt's analysis it runs in the same interpreter (no restart, the analysis's
+        imports loaded); otherwise in a fresh one."""
         problem = context_access_problem(code, list(context))
         yield self._verdict(step, "context_access", problem)
         if problem:
             raise _Refused(problem)
         result: ExecuteResult | None = None
-        async for event in self._execute(step, code, context, self.node.options.timeout):
+        fresh = not self._analysed_now
+        async for event in self._execute(step, code, context, self.node.options.timeout, fresh):
             if isinstance(event, ExecuteResult):
                 result = event
             else:
@@ -417,13 +444,14 @@ class TaskRun:
         yield self._result_event()
 
     async def _execute(
-        self, step: int, code: str, context: dict[str, Any], timeout: float
+        self, step: int, code: str, context: dict[str, Any], timeout: float, fresh: bool
     ) -> AsyncIterator[Event | ExecuteResult]:
-        """The run's events (context and result with secrets masked), then its result."""
+        """The run's events (context and result with secrets masked), then its result.
+        `fresh`: in a new interpreter, nothing left from earlier runs."""
         await self._sandbox_ready()
         try:
-            if self.env.sandbox_used:
-                await self.env.sandbox.reset()  # every run starts from a fresh interpreter
+            if fresh and self.env.sandbox_used:
+                await self.env.sandbox.reset()
             self.env.sandbox_used = True
             run = StepRun(
                 self.env.sandbox, ExecuteRequest(code=code, context=context, timeout=timeout), step

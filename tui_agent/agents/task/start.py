@@ -103,6 +103,16 @@ def _node(
     )
 
 
+def _isolated(sandbox: Sandbox) -> Sandbox:
+    """`sandbox`, unless it is not isolated: model-written code runs unattended here."""
+    if not sandbox.isolated:
+        raise ConfigError(
+            f"the {sandbox.name} sandbox is not isolated, and a task runs model-written code "
+            "with nobody to approve it: use --sandbox docker or bubblewrap"
+        )
+    return sandbox
+
+
 def _context(context: Any) -> dict[str, Any]:
     if not isinstance(context, dict):
         raise ConfigError(f"the context must be a JSON object, not {type(context).__name__}")
@@ -132,8 +142,8 @@ def task_session(
     node = _node(
         models, "task", task, (settings.model, "default"), validator_model, options, "task"
     )
-    sandbox = open_sandbox(
-        sandbox_name or settings.sandbox, workspace=workspace or settings.workspace
+    sandbox = _isolated(
+        open_sandbox(sandbox_name or settings.sandbox, workspace=workspace or settings.workspace)
     )
     started = SessionStarted(
         kind="task",
@@ -181,8 +191,8 @@ def workflow_session(
         for node in workflow.nodes
     ]
     budgets = {node.id: node.budget for node in workflow.nodes if node.budget is not None}
-    sandbox = open_sandbox(
-        sandbox_name or settings.sandbox, workspace=workspace or settings.workspace
+    sandbox = _isolated(
+        open_sandbox(sandbox_name or settings.sandbox, workspace=workspace or settings.workspace)
     )
     started = SessionStarted(
         kind="task",
@@ -262,6 +272,7 @@ class TaskSession:
     async def events(self) -> AsyncIterator[Event]:
         """Every node in turn, then SessionEnded; the sandbox and the cache are closed last."""
         end = SessionEnded(status="completed")
+        self.env.start_sandbox()
         try:
             for node, budget in zip(self.nodes, self.node_budgets, strict=True):
                 spending = self.spending.within(*budget) if budget else self.spending
@@ -282,13 +293,8 @@ class TaskSession:
                     break
             self.completed = end.status == "completed"
         finally:
-            await asyncio.shield(self._close())
+            await asyncio.shield(self.env.close())
         yield end
-
-    async def _close(self) -> None:
-        await self.env.sandbox.close()
-        if self.env.cache is not None:
-            await self.env.cache.close()
 
 
 def _node_finished(
