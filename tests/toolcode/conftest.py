@@ -3,7 +3,6 @@ stdio and over streamable HTTP on 127.0.0.1, its config files, and the sandbox b
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 import time
@@ -11,21 +10,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.mcp_shop import SHOP, shop_stdio, write_config
 from support.requirements import require_backend
 
 from tui_agent.tools import McpConfig, load_mcp_config
 
-SHOP = Path(__file__).with_name("shop_server.py")
 START_TIMEOUT = 60.0
-
-
-def write_config(path: Path, servers: dict[str, dict]) -> Path:
-    path.write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
-    return path
-
-
-def shop_stdio() -> dict:
-    return {"command": sys.executable, "args": [str(SHOP)]}
 
 
 @pytest.fixture

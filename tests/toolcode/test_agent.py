@@ -8,7 +8,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import shop_stdio, write_config
+from support.mcp_shop import shop_stdio, write_config
 from support.requirements import sandbox_backend
 from support.scripted_model import ToolCallReply, text, tool_calls
 from support.sessions import scripted_settings

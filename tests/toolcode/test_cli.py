@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import shop_stdio, write_config
+from support.mcp_shop import shop_stdio, write_config
 from support.requirements import sandbox_backend
 from support.scripted_model import ScriptedModel, ToolCallReply, text, tool_calls
 

@@ -31,6 +31,8 @@ def test_stdio_and_http_servers_are_read_in_order(tmp_path):
     assert isinstance(sheets.config, StdioServer) and sheets.config.env == {"K": "v"}
     assert isinstance(notes.config, HttpServer) and notes.config.headers == {"Authorization": "x"}
     assert [e.name for e in loaded.select(["notes"]).servers] == ["notes"]
+    secret = HttpServer(url="https://me:hunter2@example.test/mcp")
+    assert secret.describe() == "https://example.test/mcp"
     assert [e.name for e in loaded.select(["google_sheets"]).servers] == ["google-sheets"]
 
 

@@ -5,7 +5,7 @@ import json
 import sys
 
 import pytest
-from conftest import shop_stdio, write_config
+from support.mcp_shop import shop_stdio, write_config
 
 from tui_agent.tools import ServerStartError, ToolCallFailure, ToolServers, load_mcp_config
 

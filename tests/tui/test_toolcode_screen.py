@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from session_factory import at_fixed_times, started, store_events, wait_until
+from support.mcp_shop import SHOP
 from support.requirements import sandbox_backend
 from support.scripted_model import ScriptedModel, ToolCallReply, text, tool_calls
 from support.sessions import scripted_settings
@@ -44,7 +45,6 @@ from tui_agent.tui.widgets.step_card import StepCard
 pytestmark = pytest.mark.usefixtures("utc")
 
 SESSION = "7001c0de0001"
-SHOP = Path(__file__).parents[1] / "toolcode" / "shop_server.py"
 PROGRAM = """\
 import json
 from shop_tools import get_price, list_products

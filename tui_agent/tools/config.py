@@ -63,7 +63,8 @@ class HttpServer(BaseModel):
         return url
 
     def describe(self) -> str:
-        return self.url
+        """The URL without any user:password in it (it is shown and recorded)."""
+        return re.sub(r"//[^/@\s]*@", "//", self.url)
 
 
 ServerConfig = StdioServer | HttpServer
