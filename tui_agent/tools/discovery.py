@@ -38,6 +38,20 @@ def _typed_dict(source: str) -> str:
     return f"{name} = TypedDict({{{body}}})"
 
 
+def _usage(packages: Sequence[Generated], workspace: Generated) -> str:
+    """How to call a function, with the first real one."""
+    package = next((p for p in packages if p.functions), workspace)
+    spec = package.functions[0]
+    arguments = ", ".join(f"{p.name}=..." for p in spec.parameters if p.default is None)
+    return (
+        f"from {package.server.package} import {spec.name}  # <server>_tools, one function "
+        "per tool\n"
+        f"output = {spec.name}({arguments})  # keyword arguments; returns str\n"
+        "print(output)\n"
+        "if output.startswith('Error:'): ...  # a tool error; ToolCallFailed: no answer"
+    )
+
+
 def discovery(packages: Sequence[Generated], workspace: Generated) -> dict[str, Any]:
     """The JSON object `discover_code_files` answers with."""
     return {
@@ -54,12 +68,7 @@ def discovery(packages: Sequence[Generated], workspace: Generated) -> dict[str, 
             "package": workspace.server.package,
             "tools": [_function(spec) for spec in workspace.functions],
         },
-        "usage": (
-            "from weather_tools import forecast  # <server>_tools, one function per tool\n"
-            "output = forecast(city='Paris')  # keyword arguments; returns str\n"
-            "print(output)\n"
-            "if output.startswith('Error:'): ...  # a tool error; ToolCallFailed: no answer"
-        ),
+        "usage": _usage(packages, workspace),
     }
 
 
