@@ -38,7 +38,7 @@ class Refused(Exception):
 
 
 def relative(path: object, what: str = "filepath") -> PurePosixPath:
-    """`path` as a relative path with no `..`; Refused (with the spec's words) otherwise."""
+    """`path` as a relative path with no `..`; Refused ("path outside boundary") otherwise."""
     if not isinstance(path, str) or not path.strip():
         raise Refused(f"Error: {what} must be a non-empty path; {HINT}")
     if "\0" in path:
