@@ -305,7 +305,8 @@ def _ranked(entries, words):
 def _rank(entry):
     """Best score first; among equals, a member under its own name (find_all before its alias
     findAll), then the shorter name."""
-    aliased = entry.qualname.rsplit(".", 1)[-1] != _get(entry.obj, "__name__")
+    own_name = _get(entry.obj, "__name__")
+    aliased = isinstance(own_name, str) and own_name != entry.qualname.rsplit(".", 1)[-1]
     return (-entry.score, aliased, len(entry.qualname), entry.qualname)
 
 
