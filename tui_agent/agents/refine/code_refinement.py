@@ -322,7 +322,7 @@ async def _turn(
 ) -> AsyncIterator[Event | ActionOutcome]:
     """One model reply streamed on `step` (see `stream_turn`), its LLMCall records (purpose
     "refine"), re-ask notes, and last the ActionOutcome."""
-    turn = stream_turn(llm, messages, step)
+    turn = stream_turn(llm, messages, step, needs_code=True)
     async with contextlib.aclosing(turn):
         async for item in turn:
             if isinstance(item, InvalidReply):
