@@ -2,9 +2,9 @@
 
 `build_report(state)` reads a folded session: its summary and parameters, phases with their
 durations, tool calls counted per phase (a scrape's probes, dry run and list apart), the steps,
-items, analysis, strategy, the recipe in use, every artifact version and decision, feedback,
-errors and why it stopped. `report_schema()` is the schema every report validates against
-(`tui-agent sessions schema`).
+model calls per step, items, analysis, strategy, the recipe in use, every artifact version and
+decision, feedback, errors and why it stopped. `report_schema()` is the schema every report
+validates against (`tui-agent sessions schema`).
 """
 
 from __future__ import annotations
@@ -43,6 +43,14 @@ class CallCount(_Report):
     calls: int
     failed: int
     by_name: dict[str, int]
+
+
+class ModelCalls(_Report):
+    """Model calls made in the session, and per step (a re-asked reply costs two)."""
+
+    total: int
+    by_step: dict[str, int]
+    """Calls per step number (a refinement attempt is one step), as text keys."""
 
 
 class StepReport(_Report):
@@ -99,6 +107,7 @@ class SessionReport(_Report):
     tool_calls: dict[str, CallCount]
     """Tool calls per phase name (`NO_PHASE` for calls outside any phase)."""
     steps: list[StepReport]
+    model_calls: ModelCalls
     final_answer: str | None
     item_count: int
     items: list[Any]
@@ -128,6 +137,10 @@ def build_report(state: SessionState, items: int | None = None) -> SessionReport
         phases=[_phase(phase) for phase in state.phases],
         tool_calls=tool_call_counts(state),
         steps=[_step(step) for step in state.steps.values()],
+        model_calls=ModelCalls(
+            total=state.llm_calls,
+            by_step={str(step): calls for step, calls in sorted(state.calls_by_step.items())},
+        ),
         final_answer=state.final_answer,
         item_count=len(state.items),
         items=state.items if items is None else state.items[:items],

@@ -16,7 +16,14 @@ from support.sessions import record_exec, refine_stored, scripted_settings
 from tui_agent.agents.codeact import codeact_session
 from tui_agent.analysis.models import FieldFeedback
 from tui_agent.config import Settings
-from tui_agent.events import CodeProposed, ExecutionFinished, FinalAnswer, LLMCall, Log
+from tui_agent.events import (
+    CodeProposed,
+    ExecutionFinished,
+    FinalAnswer,
+    LLMCall,
+    Log,
+    RefinementProgress,
+)
 from tui_agent.llm import LLM
 from tui_agent.sandbox.models import ExecuteRequest
 from tui_agent.store import Store
@@ -211,4 +218,6 @@ async def test_refinement_reasks_once_then_ends_the_attempt(
     assert len([e for e in events if isinstance(e, LLMCall)]) == 2 == len(server.requests)
     logs = [e.message for e in events if isinstance(e, Log)]
     assert any("could not be used" in m and "asking again" in m for m in logs)
+    done = [e.message for e in events if isinstance(e, RefinementProgress)]
+    assert "Fixed 0 fields, 1 remaining (2 model calls)" in done
     assert any("attempt 1: no usable code (no valid action in 2 replies" in m for m in logs)

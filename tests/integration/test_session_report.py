@@ -124,6 +124,7 @@ def test_a_codeact_report_has_its_steps_and_model_calls(tmp_path: Path) -> None:
         (1, "print(2 + 3)", 1),
         (2, None, 1),
     ]
+    assert report["model_calls"] == {"total": 2, "by_step": {"1": 1, "2": 1}}
     assert [line["text"] for line in report["steps"][0]["execution"]["logs"]] == ["5"]
     assert report["summary"]["status"] == "completed" and report["items"] == []
 
@@ -139,8 +140,9 @@ def test_a_refined_exec_report_has_the_versions_the_decision_and_the_feedback(
     sandbox = ("--sandbox", backend)
     tui_agent(db, "exec", str(program), *sandbox, "--agent-type", "transformer", "--json")
     session_id = only_session(db)
+    unusable = text("The total should be qty times price.")
     fixed = text(f"Here is the improved transformer:\n```python\n{TOTAL_FIXED}```")
-    with ScriptedModel([fixed]) as server:
+    with ScriptedModel([unusable, fixed]) as server:
         tui_agent(
             db,
             "refine",
@@ -169,6 +171,9 @@ def test_a_refined_exec_report_has_the_versions_the_decision_and_the_feedback(
     assert report["decisions"] == [{"name": "code", "version": 2, "accepted": True, "reason": ""}]
     assert [(f["field"], f["issue"]) for f in report["feedback"]] == [("total", "missing")]
     assert report["agent_type"] == "transformer" and report["errors"] == []
+    # the attempt's reply was re-asked once: two model calls on its step (3: the accepted re-run)
+    assert report["model_calls"] == {"total": 2, "by_step": {"2": 2}}
+    assert [(s["index"], s["model_calls"]) for s in report["steps"]] == [(1, 0), (2, 2), (3, 0)]
 
 
 def test_the_schema_refuses_a_report_with_a_part_missing_or_unknown(tmp_path: Path) -> None:
