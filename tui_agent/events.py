@@ -15,12 +15,13 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from tui_agent.analysis.models import AgentType, FieldFeedback, OutputAnalysis
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """Version of the event schema; bumped on any change old readers could not parse.
 
 2: ExecutionOutput (live output of a running step).
 3: Artifact and VersionDecided (strategies, recipes and code versions).
-4: SessionEnded status "interrupted" (the recording process died)."""
+4: SessionEnded status "interrupted" (the recording process died).
+5: AttemptStarted, CheckVerdict and TaskResult (the task executor); LLMCall.estimated."""
 
 SessionKind = Literal["codeact", "exec", "scrape", "task", "refine", "toolcode", "recording"]
 SessionStatus = Literal["running", "completed", "failed", "cancelled", "stopped", "interrupted"]
@@ -28,6 +29,11 @@ SessionStatus = Literal["running", "completed", "failed", "cancelled", "stopped"
 SSH connection, a power cut); another process noticed and ended it."""
 LogStream = Literal["stdout", "stderr"]
 ArtifactFormat = Literal["markdown", "json", "python", "text"]
+TaskStage = Literal["analysis", "task"]
+CheckName = Literal["reply", "context_access", "serialization", "output"]
+"""What a task's code is checked for: a usable reply (code, the expected stage), names it uses
+but never defines (before running), JSON values in the context and the model's verdict on the
+output (after running)."""
 
 
 class BaseEvent(BaseModel):
@@ -220,6 +226,42 @@ class VersionDecided(BaseEvent):
     reason: str = ""
 
 
+class AttemptStarted(BaseEvent):
+    """An attempt of a task (or workflow node) begins: step `step` generates and runs its
+    code. `cached`: the step runs code from the cache, with no model call."""
+
+    type: Literal["attempt_started"] = "attempt_started"
+    step: int
+    attempt: int
+    max_attempts: int
+    stage: TaskStage = "task"
+    node: str = ""
+    cached: bool = False
+
+
+class CheckVerdict(BaseEvent):
+    """One check of a step's code or of what its run left in the context."""
+
+    type: Literal["check_verdict"] = "check_verdict"
+    step: int
+    check: CheckName
+    passed: bool
+    message: str = ""
+
+
+class TaskResult(BaseEvent):
+    """A task (or workflow node) ended. `context` is the updated context the task returns,
+    `_ai_metadata` included; `input_context` what it was given. Values under secret-looking
+    keys are masked in both."""
+
+    type: Literal["task_result"] = "task_result"
+    node: str = ""
+    node_type: str = "task"
+    status: Literal["success", "failed"]
+    context: dict[str, Any]
+    input_context: dict[str, Any] = Field(default_factory=dict)
+
+
 class LLMCall(BaseEvent):
     type: Literal["llm_call"] = "llm_call"
     model: str
@@ -230,6 +272,8 @@ class LLMCall(BaseEvent):
     cached: bool = False
     purpose: str = ""
     step: int = 0
+    estimated: bool = False
+    """The token counts were counted locally: the provider reported no usage."""
 
 
 class Log(BaseEvent):
@@ -271,6 +315,9 @@ Event = Annotated[
     | RefinementProgress
     | Artifact
     | VersionDecided
+    | AttemptStarted
+    | CheckVerdict
+    | TaskResult
     | LLMCall
     | Log
     | Error

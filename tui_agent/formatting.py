@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tui_agent.events import Artifact
+from tui_agent.events import Artifact, AttemptStarted, CheckVerdict, TaskResult
 
 UNKNOWN = "—"
 
@@ -54,3 +54,58 @@ def artifact_text(artifact: Artifact) -> str:
         except ValueError:
             return artifact.content
     return artifact.content.rstrip("\n")
+
+
+CHECK_NAMES = {
+    "reply": "reply",
+    "context_access": "context access",
+    "serialization": "serialization",
+    "output": "output",
+}
+METADATA_KEY = "_ai_metadata"
+INTERNAL_KEYS = (METADATA_KEY, "_data_analysis")
+
+
+def attempt_line(event: AttemptStarted) -> str:
+    """`attempt 2/3 · node extract`, or `cached code · node extract`."""
+    head = "cached code" if event.cached else f"attempt {event.attempt}/{event.max_attempts}"
+    return f"{head} · node {event.node}" if event.node and event.node != "task" else head
+
+
+def check_line(verdict: CheckVerdict) -> str:
+    """`✓ context access` or `✗ serialization: …` (a passed output check says why)."""
+    mark = "✓" if verdict.passed else "✗"
+    name = CHECK_NAMES.get(verdict.check, verdict.check)
+    message = verdict.message
+    if not verdict.passed:
+        prefix = f"{verdict.check.replace('_', ' ')}: "
+        message = message.removeprefix(prefix)
+    return f"{mark} {name}: {message}" if message else f"{mark} {name}"
+
+
+def written_keys(event: TaskResult) -> list[str]:
+    """The keys a task added or changed in its context (internal keys aside)."""
+    before = event.input_context
+    return [
+        key
+        for key, value in event.context.items()
+        if key not in INTERNAL_KEYS and (key not in before or before[key] != value)
+    ]
+
+
+def task_result_line(event: TaskResult) -> str:
+    """`success · wrote discount, final_total · 1 attempt · 2 model calls · $0.0010 · cached`."""
+    metadata = event.context.get(METADATA_KEY) or {}
+    parts = [event.status]
+    if event.status == "success":
+        parts.append(f"wrote {', '.join(written_keys(event)) or 'nothing'}")
+    elif metadata.get("final_error"):
+        parts.append(str(metadata["final_error"]))
+    attempts = metadata.get("attempts", 0)
+    parts.append(f"{attempts} attempt{'s' if attempts != 1 else ''}")
+    calls = metadata.get("model_calls", 0)
+    parts.append(f"{calls} model call{'s' if calls != 1 else ''}")
+    parts.append(format_cost(metadata.get("cost_usd_estimated")))
+    if metadata.get("cache_hit"):
+        parts.append(f"cache hit ({metadata.get('cache_match') or 'exact'})")
+    return " · ".join(parts)

@@ -16,6 +16,8 @@ from rich.text import Text
 
 from tui_agent.events import (
     Artifact,
+    AttemptStarted,
+    CheckVerdict,
     CodeProposed,
     Error,
     Event,
@@ -33,12 +35,20 @@ from tui_agent.events import (
     RefinementProgress,
     SessionEnded,
     SessionStarted,
+    TaskResult,
     Thought,
     ToolCall,
     ToolResult,
     VersionDecided,
 )
-from tui_agent.formatting import artifact_text, format_cost, format_duration
+from tui_agent.formatting import (
+    artifact_text,
+    attempt_line,
+    check_line,
+    format_cost,
+    format_duration,
+    task_result_line,
+)
 from tui_agent.report import search_query, tool_call_counts
 from tui_agent.session import SessionState, SessionSummary
 
@@ -184,6 +194,19 @@ def render_event(event: Event) -> RenderableType | None:
             return Text.assemble(("▶ ", "bold"), (event.title, "bold"), f"  [{event.kind}]")
         case Thought() if event.text:
             return Text.assemble(("🤖 Thinking: ", "bold magenta"), event.text)
+        case AttemptStarted():
+            return Text(f"🔁 {attempt_line(event)}", style="bold")
+        case CheckVerdict():
+            return Text(f"   {check_line(event)}", style="green" if event.passed else "bold red")
+        case TaskResult():
+            mark, style = ("🧾", "bold green") if event.status == "success" else ("🧾", "bold red")
+            node = f"{event.node}: " if event.node and event.node != "task" else ""
+            return Text(f"{mark} {node}{task_result_line(event)}", style=style)
+        case CodeProposed() if event.action == "analysis":
+            return Group(
+                Text("🔎 Analysis Code:", style="bold blue"),
+                Syntax(event.code, event.language, line_numbers=True, theme="ansi_dark"),
+            )
         case CodeProposed():
             return Group(
                 Text("💻 Executing Code:", style="bold blue"),

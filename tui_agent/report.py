@@ -63,6 +63,20 @@ class StepReport(_Report):
     execution: dict[str, Any] | None
     final_answer: str | None
     model_calls: int
+    attempt: int | None = None
+    """The task attempt this step belongs to (task sessions)."""
+    checks: list[dict[str, Any]] = []
+    """The checks of the step's code and run: check, passed, message (task sessions)."""
+
+
+class TaskReport(_Report):
+    """What one task or workflow node returned: the updated context, `_ai_metadata` in it."""
+
+    node: str
+    node_type: str
+    status: str
+    input_context: dict[str, Any]
+    context: dict[str, Any]
 
 
 class ArtifactReport(_Report):
@@ -120,6 +134,8 @@ class SessionReport(_Report):
     decisions: list[DecisionReport]
     feedback: list[FieldFeedback]
     errors: list[ErrorReport]
+    tasks: list[TaskReport] = []
+    """What each task or workflow node returned, in order (task sessions)."""
 
 
 def build_report(state: SessionState, items: int | None = None) -> SessionReport:
@@ -168,6 +184,16 @@ def build_report(state: SessionState, items: int | None = None) -> SessionReport
         ],
         feedback=state.feedback,
         errors=[ErrorReport(kind=e.kind, message=e.message) for e in state.errors],
+        tasks=[
+            TaskReport(
+                node=r.node,
+                node_type=r.node_type,
+                status=r.status,
+                input_context=r.input_context,
+                context=r.context,
+            )
+            for r in state.task_results
+        ],
     )
 
 
@@ -226,4 +252,6 @@ def _step(step: StepState) -> StepReport:
         execution=step.execution.model_dump(mode="json") if step.execution else None,
         final_answer=step.final_answer,
         model_calls=step.model_calls,
+        attempt=step.attempt.attempt if step.attempt else None,
+        checks=[{"check": c.check, "passed": c.passed, "message": c.message} for c in step.checks],
     )

@@ -17,6 +17,8 @@ from pydantic import BaseModel, ConfigDict
 from tui_agent.analysis.models import FieldFeedback, OutputAnalysis
 from tui_agent.events import (
     Artifact,
+    AttemptStarted,
+    CheckVerdict,
     CodeProposed,
     Error,
     Event,
@@ -36,6 +38,7 @@ from tui_agent.events import (
     SessionEnded,
     SessionStarted,
     SessionStatus,
+    TaskResult,
     Thought,
     ThoughtDelta,
     ToolCall,
@@ -63,6 +66,10 @@ class StepState:
     final_answer: str | None = None
     model_calls: int = 0
     """Model calls made for this step (more than one: its reply was re-asked)."""
+    attempt: AttemptStarted | None = None
+    """The task attempt this step is (task sessions only)."""
+    checks: list[CheckVerdict] = field(default_factory=list)
+    """The checks of the step's code and of its run, in order (task sessions)."""
 
 
 @dataclass
@@ -91,6 +98,7 @@ TimelineEntry = (
     | RefinementProgress
     | Artifact
     | VersionDecided
+    | TaskResult
 )
 
 
@@ -153,6 +161,8 @@ class SessionState:
     current_versions: dict[str, int] = field(default_factory=dict)
     """Artifact name -> the version in use (non-candidates, and accepted candidates)."""
     final_answer: str | None = None
+    task_results: list[TaskResult] = field(default_factory=list)
+    """What each task or workflow node returned, in order (task sessions)."""
     event_count: int = 0
     last_seq: int = 0
 
@@ -346,6 +356,19 @@ def _version_decided(state: SessionState, e: VersionDecided) -> None:
     state.timeline.append(e)
 
 
+def _attempt(state: SessionState, e: AttemptStarted) -> None:
+    state.step(e.step).attempt = e
+
+
+def _check(state: SessionState, e: CheckVerdict) -> None:
+    state.step(e.step).checks.append(e)
+
+
+def _task_result(state: SessionState, e: TaskResult) -> None:
+    state.task_results.append(e)
+    state.timeline.append(e)
+
+
 def _llm_call(state: SessionState, e: LLMCall) -> None:
     state.llm_calls += 1
     if e.step:
@@ -394,6 +417,9 @@ _HANDLERS: dict[type, Callable[[SessionState, Any], None]] = {
     RefinementProgress: _refinement,
     Artifact: _artifact,
     VersionDecided: _version_decided,
+    AttemptStarted: _attempt,
+    CheckVerdict: _check,
+    TaskResult: _task_result,
     LLMCall: _llm_call,
     Log: _log,
     Error: _error,

@@ -49,9 +49,10 @@ class Reply:
 
     `stream` None follows the request's own `stream` flag. `usage` overrides the token counts
     (keys prompt_tokens / completion_tokens); `omit_usage` leaves usage out even when the client
-    asks for it, as some providers do. `status` != 200 answers with an OpenAI-style error
-    body carrying `error_message`. `disconnect_after` drops the connection after that many content
-    chunks of a streamed reply.
+    asks for it, as some providers do. `first_delay` waits before the first content (a model's
+    time to first token), `chunk_delay` between chunks. `status` != 200 answers with an
+    OpenAI-style error body carrying `error_message`. `disconnect_after` drops the connection
+    after that many content chunks of a streamed reply.
     """
 
     content: str | None = None
@@ -62,6 +63,7 @@ class Reply:
     stream: bool | None = None
     chunk_size: int = 8
     chunk_delay: float = 0.0
+    first_delay: float = 0.0
     usage: dict[str, int] | None = None
     omit_usage: bool = False
     finish_reason: str | None = None
@@ -376,6 +378,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self.close_connection = True
                 self.connection.shutdown(socket.SHUT_RDWR)
                 return
+            if reply.first_delay and index == 1:
+                time.sleep(reply.first_delay)
             if reply.chunk_delay and index:
                 time.sleep(reply.chunk_delay)
             self._write_event(json.dumps(chunk))

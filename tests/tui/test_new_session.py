@@ -1,4 +1,5 @@
-"""Starting an exec session from the home screen: the form, its checks, a real sandbox run."""
+"""Starting sessions from the home screen: the form, its checks, real runs (exec and task in a
+sandbox, scrape in Chromium)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from tui_agent.demo_site import DemoSite
 from tui_agent.store import Store
 from tui_agent.tui.app import TuiAgentApp
 from tui_agent.tui.screens.home import HomeScreen
-from tui_agent.tui.screens.new_session import NewSessionModal
+from tui_agent.tui.screens.new_session import KINDS, NewSessionModal
 from tui_agent.tui.screens.session import SessionScreen
 
 PROGRAM = "def main(n):\n    return [{'n': i, 'odd': i % 2 or None} for i in range(n)]\n"
@@ -37,10 +38,12 @@ async def open_form(pilot: Pilot[Any], kind: str = "exec") -> NewSessionModal:
     modal = pilot.app.screen
     assert isinstance(modal, NewSessionModal)
     assert modal.kind == "code"
-    if kind == "exec":
-        await pilot.press("shift+tab", "enter", "down", "enter")
-        await wait_until(pilot, lambda: modal.kind == "exec")
-        await wait_until(pilot, lambda: modal.focused is modal.query_one("#path"))
+    downs = [value for _, value in KINDS].index(kind)
+    if downs:
+        await pilot.press("shift+tab", "enter", *["down"] * downs, "enter")
+        await wait_until(pilot, lambda: modal.kind == kind)
+    first = {"code": "#task", "task": "#task-prompt", "exec": "#path", "scrape": "#scrape-url"}
+    await wait_until(pilot, lambda: modal.focused is modal.query_one(first[kind]))
     return modal
 
 
@@ -106,9 +109,7 @@ async def test_n_scrapes_a_list_page_with_the_offline_planner(tmp_path: Path) ->
     app = app_for(tmp_path)
     with DemoSite() as site:
         async with app.run_test(size=(120, 36)) as pilot:
-            modal = await open_form(pilot, "code")
-            await pilot.press("shift+tab", "enter", "down", "down", "enter")
-            await wait_until(pilot, lambda: modal.kind == "scrape")
+            modal = await open_form(pilot, "scrape")
             assert not modal.query_one("#sandbox-field").display
             await pilot.press("ctrl+s")
             assert "The URL must start" in str(modal.query_one("#problem", Static).render())

@@ -2,13 +2,12 @@
 
 import pytest
 
+from tui_agent.llm.provider import tools_supported
+from tui_agent.llm.text_calls import parse_text_calls, snake_name
 from tui_agent.web.plan import parse_strategy
-from tui_agent.web.plan.llm_planner import tools_supported
 from tui_agent.web.plan.prompts import (
     OUTPUT_FORMAT,
     TEXT_PROTOCOL,
-    parse_text_calls,
-    snake_name,
     system_prompt,
     task_message,
     verify_message,

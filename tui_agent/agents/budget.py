@@ -42,12 +42,16 @@ class Budget:
         if counted and call.prompt_tokens:
             self._scale = max(1.0, call.prompt_tokens / counted)
 
-    def refusal(self, messages: Sequence[Message], *, reask: bool = False) -> str | None:
+    def refusal(
+        self, messages: Sequence[Message], *, reask: bool = False, model: str | None = None
+    ) -> str | None:
         """Why the next call with `messages` must not be made, or None when it fits.
 
         `reask`: the call re-asks after an unusable reply, so its prompt also holds that
-        reply and the repair message.
+        reply and the repair message. `model`: the call goes to another model than the
+        budget's own (a validator, say), priced as that one.
         """
+        model = model or self.model
         if self.unpriced_calls:
             return (
                 f"the price of a call to {self.model} is unknown, so the ${self.limit:.4f} "
@@ -56,9 +60,9 @@ class Budget:
         extra = self._longest_reply + REASK_TOKENS if reask else 0
         prompt = int((self._prompt_tokens(messages) + extra) * self._scale)
         reply = self._longest_reply or FIRST_REPLY_TOKENS
-        estimate = price(self.model, prompt, reply)
+        estimate = price(model, prompt, reply)
         if estimate is None:
-            return f"litellm has no price for {self.model}, so the budget cannot be kept"
+            return f"litellm has no price for {model}, so the budget cannot be kept"
         if self.spent + estimate > self.limit:
             return (
                 f"the next call would cost about ${estimate:.4f} and ${self.spent:.4f} is "

@@ -9,7 +9,17 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import argparse
 import sys
 
-from tui_agent.cli import code, demo_site, execute, recipe, refine, sandbox, scrape, sessions
+from tui_agent.cli import (
+    code,
+    demo_site,
+    execute,
+    recipe,
+    refine,
+    sandbox,
+    scrape,
+    sessions,
+    task,
+)
 from tui_agent.cli.common import common_options
 from tui_agent.config import load_settings
 from tui_agent.errors import UserError
@@ -24,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.set_defaults(handler=sessions.cmd_home)
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
-    for module in (code, execute, scrape, recipe, refine, sessions, sandbox, demo_site):
+    for module in (code, task, execute, scrape, recipe, refine, sessions, sandbox, demo_site):
         module.register(commands, common)
     return parser
 

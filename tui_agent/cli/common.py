@@ -125,12 +125,18 @@ def failure_reason(state: SessionState) -> str:
 
 
 def record_session(
-    settings: Settings, started: SessionStarted, agent: AsyncIterator[Event], output: Output
+    settings: Settings,
+    started: SessionStarted,
+    agent: AsyncIterator[Event],
+    output: Output,
+    *,
+    session_id: str | None = None,
 ) -> int:
     """Run `agent` as a recorded session in the TUI, headless or as JSON lines.
 
     Returns the exit code: 0 when the session completed, 1 otherwise (headless / json).
     With no terminal to draw on (a pipe, a CI job), the TUI gives way to the headless printer.
+    `session_id` defaults to a new one.
     """
     if output == "tui" and not (sys.stdin.isatty() and sys.stdout.isatty()):
         print("tui-agent: no terminal here: printing the session (--headless)", file=sys.stderr)
@@ -139,7 +145,7 @@ def record_session(
         from tui_agent.tui.app import TuiAgentApp
 
         app = TuiAgentApp(settings.db, settings=settings)
-        app.start_session(started, agent)
+        app.start_session(started, agent, session_id=session_id)
         app.run()
         return 0
 
@@ -150,7 +156,8 @@ def record_session(
 
     async def go() -> int:
         async with await open_store(settings) as store:
-            state = await SessionRunner(store, listeners=[listener]).run(started, agent)
+            runner = SessionRunner(store, session_id, listeners=[listener])
+            state = await runner.run(started, agent)
         if output == "headless" and state.status != "completed":
             print(f"tui-agent: session {state.status}: {failure_reason(state)}", file=sys.stderr)
         return 0 if state.status == "completed" else 1

@@ -154,7 +154,7 @@ class FencedBlock:
             return False
         if self.body.lstrip().startswith(("{", "[")) and _is_json_like(self.body):
             return False
-        return _is_python(self.body)
+        return is_python(self.body)
 
 
 def fenced_blocks(text: str) -> list[FencedBlock]:
@@ -187,7 +187,7 @@ def code_from_reply(text: str) -> tuple[str | None, str]:
 
 def _is_bare_code(text: str) -> bool:
     """The whole reply is Python code (not a JSON object or array, which also parse)."""
-    return not text.lstrip().startswith(("{", "[")) and _is_python(text)
+    return not text.lstrip().startswith(("{", "[")) and is_python(text)
 
 
 _QUOTED_FIELD_KEY = re.compile(r"[\"'](?:thought|action|code|final_answer)[\"']\s*:")
@@ -212,7 +212,7 @@ def _is_json_like(body: str) -> bool:
     return True
 
 
-def _is_python(body: str) -> bool:
+def is_python(body: str) -> bool:
     """Valid Python that does something: a statement, or a call (prose such as "It is 42."
     can parse as an expression, so a lone expression other than a call does not count)."""
     try:

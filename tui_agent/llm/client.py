@@ -313,7 +313,8 @@ def _reply_from(
         for c in (choice.message.tool_calls or () if choice else ())
     )
     prompt_tokens, completion_tokens = usage_tokens(built)
-    if prompt_tokens or completion_tokens:
+    estimated = not (prompt_tokens or completion_tokens)
+    if not estimated:
         cost = call_cost(built, llm.model)
     else:  # the provider sent no usage: count locally rather than record a free call
         output = text + "".join(c.name + c.arguments for c in calls)
@@ -329,6 +330,7 @@ def _reply_from(
         cached=bool(hidden.get("cache_hit")),
         purpose=purpose,
         step=step,
+        estimated=estimated,
     )
     finish_reason = choice.finish_reason if choice else None
     return Reply(text=text, tool_calls=calls, finish_reason=finish_reason, call=call)

@@ -1,4 +1,5 @@
-"""What litellm knows about a model's provider, asked offline: name, key variables, JSON mode."""
+"""What litellm knows about a model's provider, asked offline: name, key variables, JSON mode,
+tool calling."""
 
 from __future__ import annotations
 
@@ -44,6 +45,24 @@ def supports_json_mode(bare_model: str, provider: str) -> bool:
     except Exception:
         return False
     return "response_format" in (params or [])
+
+
+def tools_supported(model: str, api_base: str | None) -> bool:
+    """Whether to offer native tool calls: litellm's flag for a model it knows; a custom
+    `api_base` serving a model litellm does not know is taken as able (OpenAI-compatible)."""
+    lt = litellm()
+    try:
+        known = lt.get_model_info(model).get("supports_function_calling")
+    except Exception:  # litellm raises for a model missing from its map
+        known = None
+    if known is not None:
+        return bool(known)
+    if api_base:
+        return True
+    try:
+        return bool(lt.supports_function_calling(model))
+    except Exception:
+        return False
 
 
 def _is_secret_name(name: str) -> bool:

@@ -11,14 +11,23 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from tui_agent.events import Event, FeedbackSubmitted, ItemsExtracted, LLMCall, SessionEnded
+from tui_agent.events import (
+    Event,
+    FeedbackSubmitted,
+    ItemsExtracted,
+    LLMCall,
+    SessionEnded,
+    TaskResult,
+)
 from tui_agent.session import SessionSummary
 from tui_agent.store.owners import CLAIM, RELEASE, Owner
 from tui_agent.store.rows import (
     APPEND_ITEM,
     DELETE_ITEMS,
+    INSERT_CHAIN_OF_WORK,
     INSERT_FEEDBACK,
     INSERT_LLM_CALL,
+    chain_of_work_row,
     event_items,
     event_row,
     feedback_rows,
@@ -36,6 +45,7 @@ _TABLE_OF = {
     INSERT_LLM_CALL: 2,
     CLAIM: 3,
     RELEASE: 3,
+    INSERT_CHAIN_OF_WORK: 4,
 }
 """Statements touching the same table keep their order; different tables are independent."""
 
@@ -68,7 +78,8 @@ class Append:
 
 
 def derived_statements(event: Event, text: str) -> list[Statement]:
-    """The items / feedback / llm_calls rows an event implies (`text`: its stored JSON)."""
+    """The items / feedback / llm_calls / chain_of_work rows an event implies (`text`: its
+    stored JSON)."""
     if isinstance(event, ItemsExtracted):
         items: list[tuple[Any, ...]] = [(event.session_id, item) for item in event_items(text)]
         append = (APPEND_ITEM, items)
@@ -77,6 +88,8 @@ def derived_statements(event: Event, text: str) -> list[Statement]:
         return [(INSERT_FEEDBACK, feedback_rows(event))]
     if isinstance(event, LLMCall):
         return [(INSERT_LLM_CALL, [llm_call_row(event)])]
+    if isinstance(event, TaskResult):
+        return [(INSERT_CHAIN_OF_WORK, [chain_of_work_row(event)])]
     return []
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import aiosqlite
 
 from tui_agent.analysis.models import FieldFeedback
-from tui_agent.events import Event, FeedbackSubmitted, LLMCall
+from tui_agent.events import Event, FeedbackSubmitted, LLMCall, TaskResult
 from tui_agent.session import SessionState, SessionSummary, fold
 from tui_agent.store.appends import Append
 from tui_agent.store.connection import open_connection
@@ -22,12 +22,16 @@ from tui_agent.store.errors import SessionNotFound, StoreError
 from tui_agent.store.jsonl import read_jsonl, write_lines
 from tui_agent.store.queries import event_rows, fetch, write_transaction
 from tui_agent.store.rows import (
+    INSERT_CHAIN_OF_WORK,
     INSERT_EVENT,
     INSERT_FEEDBACK,
     INSERT_ITEM,
     INSERT_LLM_CALL,
     INSERT_SESSION,
+    SELECT_CHAIN_OF_WORK,
     SELECT_SUMMARY,
+    chain_of_work_record,
+    chain_of_work_row,
     event_row,
     feedback_rows,
     item_json,
@@ -186,6 +190,10 @@ class Store:
             await conn.executemany(
                 INSERT_LLM_CALL, [llm_call_row(e) for e in events if isinstance(e, LLMCall)]
             )
+            await conn.executemany(
+                INSERT_CHAIN_OF_WORK,
+                [chain_of_work_row(e) for e in events if isinstance(e, TaskResult)],
+            )
         return session_id
 
     # -- reading --------------------------------------------------------------------------
@@ -263,6 +271,14 @@ class Store:
             if not rows:
                 await self._require(conn, session_id)
         return [FieldFeedback.model_validate_json(row[0]) for row in rows]
+
+    async def chain_of_work(self, session_id: str) -> list[dict[str, Any]]:
+        """The session's chain-of-work records (one per task or workflow node), in order."""
+        async with self._use() as conn:
+            rows = await fetch(conn, SELECT_CHAIN_OF_WORK, (session_id,))
+            if not rows:
+                await self._require(conn, session_id)
+        return [chain_of_work_record(row) for row in rows]
 
     async def export_jsonl(self, session_id: str, path: Path) -> int:
         """Write the session's stored events, one per line, to `path`; returns how many."""

@@ -146,7 +146,47 @@ _V2: Migration = (
     """,
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2)
+# The task executor: one chain-of-work row per task or workflow node (derived from its
+# TaskResult event, like items from ItemsExtracted), and the cache of generated code. Cache
+# entries outlive the session that made them, so they do not reference it.
+_V3: Migration = (
+    """
+    CREATE TABLE chain_of_work (
+        session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        node_id TEXT NOT NULL,
+        node_type TEXT NOT NULL,
+        code_executed TEXT NOT NULL,
+        input_context TEXT NOT NULL,
+        output_result TEXT NOT NULL,
+        execution_time REAL NOT NULL,
+        status TEXT NOT NULL,
+        error_message TEXT,
+        ai_metadata TEXT NOT NULL,
+        timestamp REAL NOT NULL,
+        PRIMARY KEY (session_id, seq)
+    )
+    """,
+    """
+    CREATE TABLE task_cache (
+        key TEXT PRIMARY KEY,
+        task TEXT NOT NULL,
+        normalised_task TEXT NOT NULL,
+        schema_hash TEXT NOT NULL,
+        schema_json TEXT NOT NULL,
+        model TEXT NOT NULL,
+        task_code TEXT NOT NULL,
+        analysis_code TEXT,
+        session_id TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        last_used_at REAL NOT NULL,
+        hits INTEGER NOT NULL DEFAULT 0
+    )
+    """,
+    "CREATE INDEX task_cache_by_schema ON task_cache (schema_hash, model)",
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3)
 SCHEMA_VERSION = len(MIGRATIONS)
 """The schema version this code writes."""
 

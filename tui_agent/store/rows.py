@@ -16,6 +16,7 @@ from tui_agent.events import (
     EventSchemaError,
     FeedbackSubmitted,
     LLMCall,
+    TaskResult,
     dump_event,
     parse_event,
 )
@@ -102,6 +103,60 @@ INSERT_LLM_CALL = (
     "INSERT INTO llm_calls (session_id, seq, model, prompt_tokens, completion_tokens, cost,"
     " latency, cached, purpose, step) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
+
+
+INSERT_CHAIN_OF_WORK = (
+    "INSERT INTO chain_of_work (session_id, seq, node_id, node_type, code_executed,"
+    " input_context, output_result, execution_time, status, error_message, ai_metadata,"
+    " timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+CHAIN_OF_WORK_COLUMNS = (
+    "node_id",
+    "node_type",
+    "code_executed",
+    "input_context",
+    "output_result",
+    "execution_time",
+    "status",
+    "error_message",
+    "ai_metadata",
+    "timestamp",
+)
+SELECT_CHAIN_OF_WORK = (
+    f"SELECT {', '.join(CHAIN_OF_WORK_COLUMNS)} FROM chain_of_work WHERE session_id = ?"
+    " ORDER BY seq"
+)
+METADATA_KEY = "_ai_metadata"
+
+
+def chain_of_work_row(event: TaskResult) -> tuple[Any, ...]:
+    """The chain_of_work row of a task's result: the code it ran, its input and output (the
+    context without `_ai_metadata`), and the metadata as JSON."""
+    metadata = event.context.get(METADATA_KEY) or {}
+    output = {key: value for key, value in event.context.items() if key != METADATA_KEY}
+    total_ms = metadata.get("total_time_ms") or 0
+    return (
+        event.session_id,
+        event.seq,
+        event.node,
+        event.node_type,
+        str(metadata.get("generated_code") or ""),
+        item_json(event.input_context),
+        item_json(output),
+        float(total_ms) / 1000,
+        event.status,
+        metadata.get("final_error"),
+        item_json(metadata),
+        event.ts,
+    )
+
+
+def chain_of_work_record(row: Sequence[Any]) -> dict[str, Any]:
+    """A chain_of_work row selected with SELECT_CHAIN_OF_WORK, its JSON columns parsed."""
+    record = dict(zip(CHAIN_OF_WORK_COLUMNS, row, strict=True))
+    for column in ("input_context", "output_result", "ai_metadata"):
+        record[column] = json.loads(record[column])
+    return record
 
 
 def event_row(event: Event) -> tuple[str, int, str, float, str]:

@@ -17,7 +17,7 @@ from tui_agent.agents.execute import decode_arg, exec_session
 from tui_agent.config import Settings, load_settings
 from tui_agent.errors import UserError
 from tui_agent.events import Event, SessionStarted
-from tui_agent.recorder import SessionRunner
+from tui_agent.recorder import SessionRunner, new_session_id
 from tui_agent.sandbox.models import ExecuteRequest
 from tui_agent.session import SessionState
 from tui_agent.store import Store
@@ -27,7 +27,7 @@ from tui_agent.tui.paths import styles_dir
 from tui_agent.tui.replay import Replay
 from tui_agent.tui.screens.approval import ModalApprover
 from tui_agent.tui.screens.home import HomeScreen
-from tui_agent.tui.screens.new_session import CodeForm, NewSessionForm, ScrapeForm
+from tui_agent.tui.screens.new_session import CodeForm, NewSessionForm, ScrapeForm, TaskForm
 from tui_agent.tui.screens.refine_flow import REFINE_WORKERS
 from tui_agent.tui.screens.replay import ReplayScreen
 from tui_agent.tui.screens.session import LiveRun, SessionScreen
@@ -150,14 +150,32 @@ class TuiAgentApp(App[None]):
 
     @on(NewSessionRequested)
     def _new_session(self, message: NewSessionRequested) -> None:
+        session_id = new_session_id()
         try:
-            started, agent = self._build_session(message.form)
+            started, agent = self._build_session(message.form, session_id)
         except UserError as error:
             self.notify(str(error), severity="error", timeout=10, markup=False)
             return
-        self.start_session(started, agent)
+        self.start_session(started, agent, session_id=session_id)
 
-    def _build_session(self, form: NewSessionForm) -> tuple[SessionStarted, AsyncIterator[Event]]:
+    def _build_session(
+        self, form: NewSessionForm, session_id: str
+    ) -> tuple[SessionStarted, AsyncIterator[Event]]:
+        if isinstance(form, TaskForm):
+            from tui_agent.agents.task.start import TaskLimits, task_session
+            from tui_agent.store.task_cache import TaskCache
+
+            limits = TaskLimits(form.timeout, form.max_attempts, form.budget, form.use_cache)
+            started, session = task_session(
+                form.task,
+                form.context,
+                settings=self.settings,
+                session_id=session_id,
+                limits=limits,
+                cache=TaskCache(self.db_path),
+                sandbox_name=form.sandbox,
+            )
+            return started, session.events()
         if isinstance(form, ScrapeForm):
             from tui_agent.agents.scrape import scrape_session  # Playwright: only when scraping
 

@@ -1,11 +1,13 @@
-"""Start a session from the home screen: which agent (code, exec or scrape), and what it needs."""
+"""Start a session from the home screen: which agent (code, task, exec or scrape), and what it
+needs."""
 
 from __future__ import annotations
 
+import json
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from textual import on
 from textual.app import ComposeResult
@@ -19,6 +21,7 @@ Planner = Literal["auto", "offline", "llm"]
 PLANNERS: tuple[Planner, ...] = ("auto", "offline", "llm")
 KINDS = [
     ("code: give the CodeAct agent a task", "code"),
+    ("task: a task and a context become checked, cached code", "task"),
     ("exec: run a Python file in a sandbox", "exec"),
     ("scrape: plan a list page, write a verified recipe, extract its items", "scrape"),
 ]
@@ -49,6 +52,20 @@ class CodeForm:
 
 
 @dataclass(frozen=True)
+class TaskForm:
+    """A task for the task executor, the context it works on and its limits."""
+
+    task: str
+    context: dict[str, Any]
+    context_path: Path | None
+    timeout: float
+    max_attempts: int
+    budget: float | None
+    use_cache: bool
+    sandbox: str
+
+
+@dataclass(frozen=True)
 class ScrapeForm:
     """A list page to plan and extract, as `tui-agent scrape` takes it."""
 
@@ -58,11 +75,11 @@ class ScrapeForm:
     max_items: int | None
 
 
-NewSessionForm = ExecForm | CodeForm | ScrapeForm
+NewSessionForm = ExecForm | CodeForm | TaskForm | ScrapeForm
 
 
 class NewSessionModal(ModalScreen[NewSessionForm | None]):
-    """Start a code, exec or scrape session. ctrl+s starts, Escape cancels."""
+    """Start a code, task, exec or scrape session. ctrl+s starts, Escape cancels."""
 
     BINDINGS = [
         Binding("ctrl+s", "start", "Start", id="new.start", tooltip="Start the session"),
@@ -89,6 +106,8 @@ class NewSessionModal(ModalScreen[NewSessionForm | None]):
                         yield Label("Budget USD (optional)")
                         yield Input(id="budget", type="number")
                 yield Checkbox("Ask before each run (always on for local)", id="approve")
+            with Vertical(id="task-form", classes="form"):
+                yield from self._task_fields()
             with Vertical(id="exec-form", classes="form"):
                 yield from self._exec_fields()
             with Vertical(id="scrape-form", classes="form"):
@@ -106,6 +125,25 @@ class NewSessionModal(ModalScreen[NewSessionForm | None]):
                 yield Button("Cancel", id="cancel")
                 yield Button("Start (ctrl+s)", id="start", variant="primary")
         yield Footer()
+
+    def _task_fields(self) -> ComposeResult:
+        yield Label(f"Task (model: {self._model or 'none set'})")
+        yield Input(placeholder="Calculate the discount: 10% if total > 1000", id="task-prompt")
+        yield Label("Context: a JSON file holding an object (optional)")
+        yield Input(placeholder="path/to/context.json", id="task-context")
+        with Horizontal(classes="row"):
+            with Vertical(classes="cell"):
+                yield Label("Timeout (seconds)")
+                yield Input("30", id="task-timeout", type="number")
+            with Vertical(classes="cell"):
+                yield Label("Max attempts")
+                yield Input("3", id="task-attempts", type="integer")
+            with Vertical(classes="cell"):
+                yield Label("Budget USD (optional)")
+                yield Input(id="task-budget", type="number")
+        yield Checkbox(
+            "Use the code cache (no model call for a task done before)", True, id="task-cache"
+        )
 
     def _exec_fields(self) -> ComposeResult:
         yield Label("Python file")
@@ -148,11 +186,13 @@ class NewSessionModal(ModalScreen[NewSessionForm | None]):
 
     def _show_kind(self, kind: str) -> None:
         self.query_one("#code-form").display = kind == "code"
+        self.query_one("#task-form").display = kind == "task"
         self.query_one("#exec-form").display = kind == "exec"
         self.query_one("#scrape-form").display = kind == "scrape"
         self.query_one("#sandbox-field").display = kind != "scrape"
         self.query_one("#problem", Static).update("")
-        first = {"code": "#task", "exec": "#path", "scrape": "#scrape-url"}[kind]
+        first = {"code": "#task", "task": "#task-prompt", "exec": "#path", "scrape": "#scrape-url"}
+        first = first[kind]
         self.query_one(first, Input).focus()
 
     def _value(self, selector: str) -> str:
@@ -164,8 +204,71 @@ class NewSessionModal(ModalScreen[NewSessionForm | None]):
 
     def read_form(self) -> NewSessionForm | None:
         """The chosen form, or None after showing what is wrong."""
-        readers = {"code": self._read_code, "exec": self._read_exec, "scrape": self._read_scrape}
+        readers = {
+            "code": self._read_code,
+            "task": self._read_task,
+            "exec": self._read_exec,
+            "scrape": self._read_scrape,
+        }
         return readers[self.kind]()
+
+    def _read_task(self) -> TaskForm | None:
+        task = self._value("#task-prompt")
+        if not task:
+            self._problem("What should the code do? Type the task.", "#task-prompt")
+            return None
+        context: dict[str, Any] = {}
+        path = (
+            Path(self._value("#task-context")).expanduser()
+            if self._value("#task-context")
+            else None
+        )
+        if path is not None:
+            try:
+                context = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError) as exc:
+                why = getattr(exc, "strerror", None) or exc
+                self._problem(f"Cannot read {path}: {why}", "#task-context")
+                return None
+            except json.JSONDecodeError as exc:
+                where = f"line {exc.lineno} column {exc.colno}"
+                self._problem(f"{path} is not valid JSON: {exc.msg} at {where}", "#task-context")
+                return None
+            if not isinstance(context, dict):
+                self._problem(f"{path} must hold a JSON object", "#task-context")
+                return None
+        numbers = self._task_numbers()
+        if numbers is None:
+            return None
+        timeout, attempts, budget = numbers
+        use_cache = self.query_one("#task-cache", Checkbox).value
+        return TaskForm(task, context, path, timeout, attempts, budget, use_cache, self._sandbox())
+
+    def _task_numbers(self) -> tuple[float, int, float | None] | None:
+        """Timeout, max attempts and budget, or None after saying which is wrong."""
+        try:
+            timeout = float(self._value("#task-timeout"))
+        except ValueError:
+            timeout = 0.0
+        if timeout <= 0:
+            self._problem("The timeout is a positive number of seconds.", "#task-timeout")
+            return None
+        try:
+            attempts = int(self._value("#task-attempts"))
+        except ValueError:
+            attempts = 0
+        if attempts < 1:
+            self._problem("Max attempts is a whole number, at least 1.", "#task-attempts")
+            return None
+        text = self._value("#task-budget")
+        try:
+            budget = float(text) if text else None
+        except ValueError:
+            budget = 0.0
+        if budget is not None and budget <= 0:
+            self._problem("The budget is a positive amount of USD, or empty.", "#task-budget")
+            return None
+        return timeout, attempts, budget
 
     def _read_scrape(self) -> ScrapeForm | None:
         url = self._value("#scrape-url")

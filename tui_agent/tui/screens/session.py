@@ -37,6 +37,7 @@ from tui_agent.tui.messages import (
 from tui_agent.tui.screens.feedback import FeedbackModal, FeedbackResult
 from tui_agent.tui.screens.refine_flow import RefineFlow, latest_feedback
 from tui_agent.tui.widgets.artifact_card import pending_candidates
+from tui_agent.tui.widgets.context_panel import ContextPanel
 from tui_agent.tui.widgets.items_table import ItemsTable
 from tui_agent.tui.widgets.status_line import StatusLine
 from tui_agent.tui.widgets.stream_pane import StreamPane
@@ -137,6 +138,7 @@ class SessionScreen(RefineFlow, Screen[None]):
         with Vertical(id="session-body"):
             yield StreamPane(self.empty_text, id="stream")
             yield ItemsTable(id="items")
+            yield ContextPanel(id="context-panel")
         yield from self.compose_extra()
         yield Footer()
 
@@ -152,6 +154,7 @@ class SessionScreen(RefineFlow, Screen[None]):
 
     async def on_mount(self) -> None:
         self.query_one("#items").display = False
+        self.query_one("#context-panel").display = False
         await self.render_state()
         self.query_one(StreamPane).focus()
         self.post_message(SessionOpened(self.session_id, self.mode))
@@ -175,6 +178,7 @@ class SessionScreen(RefineFlow, Screen[None]):
         title.update(self.title_content())
         await self.query_one(StreamPane).sync(state)
         self._show_items(state)
+        self._show_context(state)
         self.refresh_status()
 
     def title_content(self) -> Content:
@@ -198,6 +202,14 @@ class SessionScreen(RefineFlow, Screen[None]):
         table.display = bool(state.items) or state.analysis is not None
         if table.display:
             table.update_items(list(state.items), state.analysis)
+
+    def _show_context(self, state: SessionState) -> None:
+        """A task session's context, before and after each task or node."""
+        if state.kind != "task":
+            return
+        panel = self.query_one(ContextPanel)
+        panel.display = True
+        panel.show(state.test_context.get("context") or {}, state.task_results)
 
     @property
     def recordable(self) -> bool:

@@ -10,7 +10,15 @@ from typing import Any
 from textual.content import Content
 from textual.widgets import Static
 
-from tui_agent.events import Error, FeedbackSubmitted, Log, RefinementProgress, VersionDecided
+from tui_agent.events import (
+    Error,
+    FeedbackSubmitted,
+    Log,
+    RefinementProgress,
+    TaskResult,
+    VersionDecided,
+)
+from tui_agent.formatting import task_result_line
 from tui_agent.session import PhaseState, ToolCallState
 
 MAX_TOOL_OUTPUT_LINES = 8
@@ -123,6 +131,13 @@ def decision_content(event: VersionDecided) -> Content:
     return Content.assemble(*parts)
 
 
+def task_result_content(event: TaskResult) -> Content:
+    """`🧾 node: success · wrote a, b · 1 attempt · 2 model calls · $0.0010`."""
+    style = "$text-success bold" if event.status == "success" else "$text-error bold"
+    node = f"{event.node}: " if event.node and event.node != "task" else ""
+    return Content.assemble(("🧾 ", ""), (f"{node}{task_result_line(event)}", style))
+
+
 class EntryCard(Static):
     """A one-Static card; `show` re-renders only when the entry's visible parts changed."""
 
@@ -164,6 +179,7 @@ _RENDERERS: dict[type, Any] = {
     FeedbackSubmitted: feedback_content,
     RefinementProgress: refinement_content,
     VersionDecided: decision_content,
+    TaskResult: task_result_content,
 }
 
 CARD_KINDS: dict[type, str] = {
@@ -174,4 +190,5 @@ CARD_KINDS: dict[type, str] = {
     FeedbackSubmitted: "feedback",
     RefinementProgress: "refinement",
     VersionDecided: "decision",
+    TaskResult: "task-result",
 }

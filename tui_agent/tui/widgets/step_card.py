@@ -18,6 +18,7 @@ from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
 from tui_agent.events import ExecutionFinished, LogLine
+from tui_agent.formatting import attempt_line, check_line
 from tui_agent.session import StepState
 
 MAX_LOG_LINES = 40
@@ -106,9 +107,25 @@ def numbered_code(code: str, language: str) -> Content:
 
 
 def step_title(step: StepState) -> str:
-    """`Step 2`, with the model calls when the reply was re-asked (`Step 2 · 2 model calls`)."""
-    calls = f" · {step.model_calls} model calls" if step.model_calls > 1 else ""
-    return f"Step {step.index}{calls}"
+    """`Step 2`, with the model calls when the reply was re-asked (`Step 2 · 2 model calls`);
+    a task's step names its attempt and stage (`Step 3 · attempt 2/3 · analysis`)."""
+    parts = [f"Step {step.index}"]
+    if step.attempt is not None:
+        parts.append(attempt_line(step.attempt))
+        if step.action in ("analysis", "task"):
+            parts.append(step.action)
+    if step.model_calls > 1:
+        parts.append(f"{step.model_calls} model calls")
+    return " · ".join(parts)
+
+
+def checks_content(step: StepState) -> Content:
+    """The checks of a task's step, one line each: ✓ passed, ✗ refused with the reason."""
+    parts: list[tuple[str, str]] = []
+    for verdict in step.checks:
+        style = "$text-success" if verdict.passed else "$text-error bold"
+        parts.append((check_line(verdict) + "\n", style))
+    return Content.assemble(*parts).rstrip() if parts else Content("")
 
 
 def step_subtitle(step: StepState) -> str:
@@ -121,6 +138,8 @@ def step_subtitle(step: StepState) -> str:
         return f"{mark} {execution.duration:.2f}s on {step.backend or 'sandbox'}"
     if step.final_answer is not None:
         return "answered"
+    if any(not verdict.passed for verdict in step.checks):
+        return "✗ refused before running"
     if step.code is not None:
         return "code proposed"
     return "thinking…" if not step.thought_complete else ""
@@ -152,17 +171,20 @@ class StepCard(Vertical):
         self._stream: MarkdownStream | None = None
         self._code: tuple[str, str] | None = None
         self._execution_key: tuple[object, ...] | None = None
+        self._checks: tuple[object, ...] = ()
         self._final: str | None = None
         self._final_box: Vertical | None = None
         self._composed = False
         self._thought_view = Markdown(classes="thought")
         self._code_view = Static(classes="code")
         self._execution_view = Static(classes="execution")
+        self._checks_view = Static(classes="checks")
 
     def compose(self) -> ComposeResult:
         yield self._thought_view
         yield self._code_view
         yield self._execution_view
+        yield self._checks_view
 
     async def on_mount(self) -> None:
         self._composed = True
@@ -179,6 +201,7 @@ class StepCard(Vertical):
         await self._show_thought(step)
         self._show_code(step)
         self._show_execution(step)
+        self._show_checks(step)
         await self._show_final(step)
         self.set_class(step.running, "-running")
         self.border_title = step_title(step)
@@ -223,6 +246,15 @@ class StepCard(Vertical):
         widget = self._execution_view
         widget.display = bool(content)
         widget.update(content)
+
+    def _show_checks(self, step: StepState) -> None:
+        key = tuple(step.checks)
+        widget = self._checks_view
+        widget.display = bool(key)
+        if key == self._checks:
+            return
+        self._checks = key
+        widget.update(checks_content(step))
 
     async def _show_final(self, step: StepState) -> None:
         answer = step.final_answer

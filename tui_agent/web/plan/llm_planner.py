@@ -16,14 +16,13 @@ from typing import Any
 
 from tui_agent.events import Event, Log, Thought, ThoughtDelta, ToolCall, ToolResult
 from tui_agent.llm.client import LLM, Message, Reply
-from tui_agent.llm.runtime import litellm
+from tui_agent.llm.provider import tools_supported
+from tui_agent.llm.text_calls import parse_text_calls, result_block
 from tui_agent.web.plan.prompts import (
     calls_left_line,
     cap_message,
     not_run_text,
-    parse_text_calls,
     reparse_message,
-    result_block,
     system_prompt,
     task_message,
     verify_message,
@@ -42,24 +41,6 @@ SINGLE_SELECTORS = {
 }
 """Strategy attribute -> the key it is written under."""
 DETAILS_PLACES = ("DETAILS_LOADED", "DETAILS_CONTENT", "DETAILS_FIELDS")
-
-
-def tools_supported(model: str, api_base: str | None) -> bool:
-    """Whether to offer native tool calls: litellm's flag for a model it knows; a custom
-    `api_base` serving a model litellm does not know is taken as able (OpenAI-compatible)."""
-    lt = litellm()
-    try:
-        known = lt.get_model_info(model).get("supports_function_calling")
-    except Exception:  # litellm raises for a model missing from its map
-        known = None
-    if known is not None:
-        return bool(known)
-    if api_base:
-        return True
-    try:
-        return bool(lt.supports_function_calling(model))
-    except Exception:
-        return False
 
 
 @dataclass(frozen=True)
