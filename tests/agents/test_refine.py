@@ -368,7 +368,10 @@ async def test_a_wrong_field_with_nothing_to_check_against_is_changed_not_verifi
     outcome = refined.outcome
     assert (outcome.fixed, outcome.unverified, outcome.remaining) == ([], ["name"], [])
     assert outcome.candidate is not None
-    assert outcome.candidate.summary == "name 100% -> 100% (changed, not verified)"
+    assert outcome.candidate.summary == (
+        "name 100% -> 100% (changed, not verified: 'oak desk' -> 'Oak Desk', "
+        "'pine shelf' -> 'Pine Shelf', 'lamp' -> 'Lamp')"
+    )
     assert refined.messages[-1] == "Fixed 0 fields; changed, not verified: name"
     assert refined.of(RefinementProgress)[-1].unverified == ["name"]
     logs = [e.message for e in refined.of(Log)]

@@ -121,6 +121,23 @@ def test_refine_headless_accept_fixes_the_field_and_refreshes_the_items(tmp_path
 
 
 @pytest.mark.chromium
+def test_a_wrong_field_given_only_a_selector_is_changed_not_verified(tmp_path, demo, recorded):
+    db, session_id = copy_db(recorded, tmp_path)
+    wrong = ("--field", "category", "--issue", "wrong", "--selector", ".field-seller")
+    result = tui_agent(db, "refine", session_id, *wrong, "--headless")
+    assert result.returncode == 0, result.stderr
+    out = " ".join(result.stdout.split())  # rich wraps long lines
+    truth = demo.ground_truth("panel")
+    first = f"{truth[0]['category']!r} -> {truth[0]['seller']!r}"
+    assert f"category 100% -> 100% (changed, not verified: {first}" in out
+    assert "Fixed 0 fields; changed, not verified: category" in out
+    assert "(fixed)" not in out and "fixed: category" not in out
+    shown = tui_agent(db, "sessions", "show", session_id, "--json").stdout
+    [candidate] = [a for a in json.loads(shown)["artifacts"] if a["candidate"]]
+    assert candidate["summary"].startswith(f"category 100% -> 100% (changed, not verified: {first}")
+
+
+@pytest.mark.chromium
 def test_refine_json_leaves_the_candidate_waiting_until_decided(tmp_path, recorded):
     db, session_id = copy_db(recorded, tmp_path)
     result = tui_agent(db, "refine", session_id, *FIX_PRICE, "--json")
