@@ -38,7 +38,11 @@ def tui_agent(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         timeout=300,
-        env={**os.environ, "TUI_AGENT_CONFIG_FILE": str(db.parent / "none.toml")},
+        env={
+            **os.environ,
+            "TUI_AGENT_CONFIG_FILE": str(db.parent / "none.toml"),
+            "TUI_AGENT_WORKSPACE": str(db.parent / "workspace"),
+        },
         stdin=subprocess.DEVNULL,
         cwd=db.parent,
     )
