@@ -79,6 +79,8 @@ def test_a_scrape_report_counts_probes_dry_run_and_list_apart(tmp_path: Path) ->
     assert report["search_query"] == "oak" and report["stopped_reason"] == "max_items"
     assert [p["name"] for p in report["phases"]] == ["load", "plan", "generators", "recipe", "list"]
     assert all(p["finished"] and p["ok"] and p["duration"] > 0 for p in report["phases"])
+    starts = [p["started_at"] for p in report["phases"]]
+    assert starts == sorted(starts) and starts[0] >= report["summary"]["started_at"]
     calls = report["tool_calls"]
     assert calls["plan"]["calls"] > 0 and calls["recipe"]["calls"] > 0
     assert calls["list"]["by_name"]["SAVE"] == 3 == report["item_count"] == len(report["items"])
@@ -129,6 +131,10 @@ def test_a_codeact_report_has_its_steps_and_model_calls(tmp_path: Path) -> None:
         (2, None, 1),
     ]
     assert report["model_calls"] == {"total": 2, "by_step": {"1": 1, "2": 1}}
+    repairs = [line["message"] for line in report["logs"]]
+    assert "step 1: reply read as: took the Python code block as the code (no JSON action)" in (
+        repairs
+    )
     assert [line["text"] for line in report["steps"][0]["execution"]["logs"]] == ["5"]
     assert report["summary"]["status"] == "completed" and report["items"] == []
 
@@ -178,6 +184,14 @@ def test_a_refined_exec_report_has_the_versions_the_decision_and_the_feedback(
     # the attempt's reply was re-asked once: two model calls on its step (3: the accepted re-run)
     assert report["model_calls"] == {"total": 2, "by_step": {"2": 2}}
     assert [(s["index"], s["model_calls"]) for s in report["steps"]] == [(1, 0), (2, 2), (3, 0)]
+    outcome = report["refinement"][-1]
+    assert (outcome["fixed"], outcome["unverified"], outcome["remaining"]) == (["total"], [], [])
+    assert outcome["message"] == "Fixed 1 field"
+    assert any("(2 model calls)" in p["message"] for p in report["refinement"])
+    assert any(
+        line["level"] == "warning" and "could not be used" in line["message"]
+        for line in report["logs"]
+    )
 
 
 def test_the_schema_refuses_a_report_with_a_part_missing_or_unknown(tmp_path: Path) -> None:
