@@ -220,3 +220,13 @@ def test_a_broken_action_is_never_taken_for_a_prose_answer(garbage):
 def test_an_indented_code_block_is_dedented():
     reply = "1. Run this:\n   ```python\n   for i in range(2):\n       print(i)\n   ```"
     assert parse_action(reply).action.code == "for i in range(2):\n    print(i)"
+
+
+def test_reading_a_reply_never_warns():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert parse_action('print("a\\ b")').action.code == 'print("a\\ b")'
+        with pytest.raises(ActionParseError):
+            parse_action('It is in "C:\\ temp".')

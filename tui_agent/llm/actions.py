@@ -17,6 +17,7 @@ import ast
 import json
 import re
 import textwrap
+import warnings
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -214,9 +215,12 @@ def _is_json_like(body: str) -> bool:
 
 def is_python(body: str) -> bool:
     """Valid Python that does something: a statement, or a call (prose such as "It is 42."
-    can parse as an expression, so a lone expression other than a call does not count)."""
+    can parse as an expression, so a lone expression other than a call does not count).
+    Parsing a model's text never prints a warning (an invalid escape such as "\\ ")."""
     try:
-        tree = ast.parse(body)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(body)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return False
     return any(
