@@ -41,7 +41,7 @@ def summary_content(candidate: Artifact, note: str) -> Content:
     for segment in filter(None, (s.strip() for s in candidate.summary.split(";"))):
         if segment.endswith("(fixed)"):
             mark, style = ("  ✓ ", "$text-success"), "$text-success"
-        elif segment.endswith("(changed, not verified)"):
+        elif "(changed, not verified" in segment:
             mark, style = ("  ? ", "$text-warning"), "$text-warning"
         else:
             mark, style = ("  · ", "$text-muted"), ""
