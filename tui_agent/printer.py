@@ -149,6 +149,14 @@ def decision_text(event: VersionDecided) -> Text:
     return text
 
 
+def _first_lines(text: str, limit: int = 12) -> str:
+    """`text` cut to its first `limit` lines, saying how many more there were."""
+    lines = text.splitlines()
+    if len(lines) <= limit:
+        return text
+    return "\n".join([*lines[:limit], f"… {len(lines) - limit} more lines"])
+
+
 def _short_json(value: Any, limit: int = 400) -> str:
     dumped = json.dumps(value, ensure_ascii=False, default=str)
     return dumped if len(dumped) <= limit else dumped[: limit - 1] + "…"
@@ -229,7 +237,7 @@ def render_event(event: Event) -> RenderableType | None:
                 f"{indent}🔧 {event.name}({_short_json(event.arguments, 200)})", style="cyan"
             )
         case ToolResult():
-            return Text(("  ↳ " if event.ok else "  ✗ ") + event.output, style="dim")
+            return Text(("  ↳ " if event.ok else "  ✗ ") + _first_lines(event.output), style="dim")
         case PhaseStarted():
             return Text(f"── {event.phase} ── {event.detail}".rstrip(" ─"), style="bold")
         case PhaseFinished():

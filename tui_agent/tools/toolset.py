@@ -14,7 +14,7 @@ from tui_agent.tools.client import ToolServers
 from tui_agent.tools.config import McpConfig
 from tui_agent.tools.discovery import discovery_text
 from tui_agent.tools.generate import Generated, generate_packages
-from tui_agent.tools.workspace import INTERNAL, WorkspaceGuard
+from tui_agent.tools.workspace import INTERNAL, WorkspaceGuard, WorkspaceRootError
 
 PACKAGES_FOLDER = "packages"
 
@@ -46,12 +46,19 @@ class Toolset:
         call_timeout: float = DEFAULT_CALL_TIMEOUT,
         folder: Path | None = None,
     ) -> Toolset:
-        """Check the roots (WorkspaceRootError); nothing is started yet."""
+        """Check the roots and the packages' folder, which must be inside the workspace for
+        the sandbox to see it (WorkspaceRootError); nothing is started yet."""
         guard = WorkspaceGuard(workspace, read_roots, write_roots)
+        folder = Path(folder).resolve() if folder else packages_folder(guard.root)
+        if not folder.is_relative_to(guard.root):
+            raise WorkspaceRootError(
+                f"the packages folder {folder} is outside the workspace {guard.root}, where "
+                "the sandbox cannot import them"
+            )
         return cls(
             servers=ToolServers(config),
             guard=guard,
-            folder=folder or packages_folder(guard.root),
+            folder=folder,
             call_timeout=call_timeout,
         )
 
