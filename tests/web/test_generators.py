@@ -155,16 +155,26 @@ async def test_an_option_the_page_lacks_gives_no_fragment_and_says_why(page, dem
 
 
 @in_chromium
-async def test_a_page_without_controls_gives_no_fragment(page, demo_site):
+async def test_a_page_whose_only_controls_are_links_filters_by_a_link(page, demo_site):
+    """The panel layout has no form: its sidebar's category links lead to that category's
+    products, so they filter; nothing there sorts or searches."""
     task = "Get 10 kitchen products sorted by price matching 'oak'"
     phase, _ = await generate(page, demo_site.url("panel"), task)
-    assert phase.fragments == []
-    assert phase.error == (
-        "FilterGenerator could not filter the list to 'kitchen': the page has no select "
-        "controls; SortGenerator could not sort the list by price, lowest first: the page has "
-        "no select controls; SearchGenerator could not search for 'oak': the page has no "
-        "text inputs"
+    [link] = phase.fragments
+    assert link.commands == [
+        {"type": "CLICK", "selector": "nav.sidebar a", "text": "Kitchen"},
+        {"type": "WAIT_FOR", "target": "list", "changed": True},
+    ]
+    kitchen = truth_titles(demo_site, category="kitchen")
+    assert link.evidence == f"240 -> {len(kitchen)} items, all Kitchen"
+    assert phase.error is not None
+    sort = "SortGenerator could not sort the list by price, lowest first: nothing on the page "
+    assert sort + "matches (found " in phase.error
+    assert "SearchGenerator could not search for 'oak': the page has no text inputs" in (
+        phase.error
     )
+    await run_fragments(page, demo_site.url("panel"), [link])
+    assert await page.locator(TITLES).all_inner_texts() == kitchen
 
 
 @in_chromium

@@ -341,7 +341,8 @@ async def test_a_model_recipe_blocked_by_a_modal_is_repaired_with_close_details(
     assert server.remaining == 0
     assert generator.error is None and generator.recipe is not None
     close = ANATOMY["modal"].close
-    assert close == generator.recipe.bindings.CLOSE_DETAILS
+    assert generator.recipe.bindings.CLOSE_DETAILS is not None
+    assert close == generator.recipe.bindings.CLOSE_DETAILS.selector
     [first] = [w for w in warnings(events) if w.startswith("dry run 1 failed")]
     assert "could not be clicked within 1 s" in first
     assert "items skipped: stopped" in first  # not one click timeout per item of 240

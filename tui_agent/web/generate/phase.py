@@ -22,6 +22,7 @@ from tui_agent.web.generate.fragments import (
 )
 from tui_agent.web.generate.list_checks import Check
 from tui_agent.web.generate.proof import ProofBench
+from tui_agent.web.page_wait import WAIT_CAP
 from tui_agent.web.plan import Fragment, GeneratorName, TaskIntent, parse_intent
 
 
@@ -40,15 +41,20 @@ class GeneratorPhase:
         needed: list[GeneratorName],
         *,
         item_selector: str,
+        item_siblings: str | int | None = None,
         llm: LLM | None = None,
+        intent: TaskIntent | None = None,
+        wait: float = WAIT_CAP,
     ) -> None:
         self.url = url
         self.task = task
         self.needed = needed
-        self.intent: TaskIntent = parse_intent(task)
+        self.intent: TaskIntent = intent or parse_intent(task)
         self.fragments: list[Fragment] = []
         self.error: str | None = None
-        self._bench = ProofBench(page, url, item_selector, llm)
+        self._bench = ProofBench(
+            page, url, item_selector, llm, item_siblings=item_siblings, wait=wait
+        )
 
     def _generators(self) -> tuple[list[FragmentGenerator], list[str]]:
         """The generators to run, and the needs the task gives nothing to work with."""
