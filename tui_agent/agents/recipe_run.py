@@ -3,7 +3,8 @@
 Events: SessionStarted (kind "scrape"), the "load" and "list" phases, a ToolCall / ToolResult
 per command, one ItemsExtracted per item as it is saved, soft failures as warnings, then
 OutputAnalyzed over every item and SessionEnded: completed (max_items, list_exhausted), failed
-(error) or, when a later page failed after items were saved, partial (error, the items kept).
+(error; the items saved are kept) or, when the page failed after items were saved (the next
+page shows no list, a page-level step fails), partial (error, with the reason).
 """
 
 from __future__ import annotations
@@ -128,7 +129,7 @@ async def extract_phase(executor: RecipeExecutor) -> AsyncIterator[Event]:
     if failure is not None:
         yield failure
     yield OutputAnalyzed(analysis=analyze_output(executor.items))
-    if failure is not None and executor.items:
+    if failure is not None and failure.kind == "RecipeFailed" and executor.items:
         kept = f"{len(executor.items)} items kept; {failure.message}"
         yield SessionEnded(status="partial", stopped_reason="error", summary=kept)
     elif failure is not None:

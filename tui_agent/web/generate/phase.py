@@ -107,6 +107,7 @@ class GeneratorPhase:
         bench.baseline = bench.items
         async for event in bench.find():
             yield event
+        generators = [split for generator in generators for split in self._split(generator)]
         for generator in generators:
             async for event in generator.run():
                 yield event
@@ -120,6 +121,16 @@ class GeneratorPhase:
                 yield event
         async for event in bench.load():  # leave the page as it was found
             yield event
+
+    def _split(self, generator: FragmentGenerator) -> list[FragmentGenerator]:
+        """A filter of several words no control names as a whole ("outdoor eco") becomes one
+        filter per word that a control does name ("outdoor", "eco")."""
+        if not isinstance(generator, FilterGenerator) or generator.candidates():
+            return [generator]
+        words = generator.value.split()
+        parts = [FilterGenerator(self._bench, self.task, word) for word in words]
+        named = [part for part in parts if part.candidates()]
+        return named if len(words) > 1 and named else [generator]
 
     async def _together(
         self, done: list[FragmentGenerator], errors: list[str]

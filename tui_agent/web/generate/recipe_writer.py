@@ -145,13 +145,15 @@ def build_recipe(
     name: str,
     max_items: int | None,
     wait: float = WAIT_CAP,
+    click: bool | None = None,
 ) -> RecipeFile:
     """The recipe a strategy implies, validated; RecipeError when it cannot be written.
 
-    `wait` (seconds) is how long the list is waited for after the page loads."""
+    `wait` (seconds) is how long the list is waited for after the page loads; `click` says
+    whether each item is clicked for its details (None: as `clicks` decides)."""
     if not strategy.list_item:
         raise RecipeError("the strategy names no LIST_ITEM: there is no list to extract")
-    click = clicks(strategy)
+    click = clicks(strategy) if click is None else click and strategy.click_behavior is not None
     data = {
         "bindings": _bindings(strategy, strategy.list_item, click),
         "recipe": {
@@ -179,13 +181,18 @@ def without_empty_fields(
     return strategy.model_copy(update={"details_fields": details, "item_fields": items})
 
 
-def describe(recipe: RecipeFile) -> str:
-    """What a recipe does, in one line: how items are read, their fields, how more come in."""
-    bindings = recipe.bindings
-    clicked = any(
+def _clicks_items(recipe: RecipeFile) -> bool:
+    """Whether the recipe clicks each item (for its details)."""
+    return any(
         command.type == "CLICK" and (command.selector is None or command.within == "item")
         for command in _walk(recipe)
     )
+
+
+def describe(recipe: RecipeFile) -> str:
+    """What a recipe does, in one line: how items are read, their fields, how more come in."""
+    bindings = recipe.bindings
+    clicked = _clicks_items(recipe)
     how = f"clicks each item ({bindings.CLICK_BEHAVIOR})" if clicked else "reads the list items"
     if bindings.LIST_ITEM_SIBLINGS is not None:
         how += " (each spread over sibling elements)"
@@ -290,8 +297,23 @@ class RecipeGenerator:
         """Have the model propose the fields the details' text gives, then dry-run the recipe
         that parses them; kept only when the parsed fields came back."""
         assert self.parser is not None
+        kept, items = self.recipe, self.dry_run_items
+        if not _clicks_items(recipe) and self.strategy.click_behavior is not None:
+            yield Log(message="details parsing needs the details' text: each item is clicked")
+            try:
+                recipe = self._build(self.strategy, click=True)
+            except RecipeError as exc:
+                yield Log(level="warning", message=f"parsing left out: {_one_line(exc)}")
+                return
+            async for event in self._try(recipe):
+                yield event
+            if not self._verdict.ok:
+                self.recipe, self.dry_run_items, self.error = kept, items, None
+                yield Log(level="warning", message="parsing left out: the clicking recipe failed")
+                return
         texts = [str(item["text"]) for item in self.dry_run_items if item.get("text")]
         if not texts:
+            self.recipe, self.dry_run_items = kept, items
             yield Log(level="warning", message="no details text to parse: parsing left out")
             return
         known = list(named_fields(recipe))
@@ -303,13 +325,13 @@ class RecipeGenerator:
         yield reply.call
         schema = read_schema(reply.text, known)
         if schema is None:
+            self.recipe, self.dry_run_items = kept, items
             yield Log(
                 level="warning",
                 message=f"the model proposed no fields ({reply.text[:80]!r}): parsing left out",
             )
             return
         parsing = with_parsing(recipe, schema)
-        kept, items = self.recipe, self.dry_run_items
         async for event in self._try(parsing):
             yield event
         read = [n for n in schema if any(item.get(n) not in (None, "") for item in self.dry_run_items)]
@@ -347,7 +369,7 @@ class RecipeGenerator:
             yield event
         self.error = self._verdict.error
 
-    def _build(self, strategy: Strategy) -> RecipeFile:
+    def _build(self, strategy: Strategy, click: bool | None = None) -> RecipeFile:
         return build_recipe(
             strategy,
             self.fragments,
@@ -355,6 +377,7 @@ class RecipeGenerator:
             name=self.name,
             max_items=self.max_items,
             wait=self.wait,
+            click=click,
         )
 
     def _repair(self, recipe: RecipeFile, judged: Verdict) -> RecipeFile | None:

@@ -168,15 +168,21 @@ class OfflinePlanner:
         call = self._call("find_lists", {"wait_seconds": self.wait})
         yield call
         began = time.monotonic()
+        capped = False
         async for look in settle(self.page, self.wait, ready=self._list_shown):
             if not look.done:
                 yield Log(level="info", message=look.line())
             elif look.elapsed >= PROGRESS_EVERY:
                 yield Log(level="info", message=f"the page {look.outcome()}")
-        found = [c for c in await find_lists(self.page) if c.count >= 2]
+            capped = look.why == "cap"
+        lists = [c for c in await find_lists(self.page) if c.count >= 2]
+        found = [c for c in lists if c.place != "navigation"]  # menus are never the items
         waited = round(time.monotonic() - began, 1)
         if not found:
-            self.error = f"no repeated list of items found on {self.page.url} (waited {waited} s)"
+            self.error = f"no repeated list of items found on {self.page.url} (waited {waited} s"
+            if lists:
+                self.error += "; only navigation menus: " + ", ".join(f"`{c.item}`" for c in lists)
+            self.error += "; it was still busy: a longer --wait may help)" if capped else ")"
             yield tool_result(call, began, self.error, {"candidates": []}, ok=False)
             yield Log(level="warning", message=self.error)
             return
@@ -567,7 +573,7 @@ class OfflinePlanner:
             list_item_siblings=self._list.siblings,
             click_behavior=behavior,
             click_target=self._click.get("target"),
-            details_panel=where if behavior in ("shows_panel", "inline") else None,
+            details_panel=where,
             details_loaded=details_loaded,
             close_details=self._click.get("close"),
             close_key=self._click.get("key"),

@@ -333,8 +333,8 @@ function listCandidates(limit) {
     else if (inSidebar(parent)) { score *= 0.3; where = "sidebar"; } else if (parent.closest("form, [role=search]")) { score *= 0.3; where = "form"; }
     if (texts.filter((t) => PAGER_TEXT.test(t)).length > n / 2) score *= 0.1;
     if (avgText < 3 && images === 0) score *= 0.1;
-    const menuLike = avgText < 25 && linked === n && images === 0 && avgDesc <= 2;
-    return { parent, g, score, linked, weak: where !== "main" || menuLike };
+    const menuLike = avgText < 25 && linked === n && images === 0 && avgDesc <= 2 && n <= 12;
+    return { parent, g, score, linked, where, weak: where !== "main" || menuLike };
   }).sort((a, b) => b.score - a.score);
   const kept = [];
   for (const c of scored) {
@@ -345,7 +345,7 @@ function listCandidates(limit) {
     if (!nested) kept.push(c);
   }
   const out = [];
-  for (const { parent, g, score, linked, weak } of kept) {
+  for (const { parent, g, score, linked, weak, where } of kept) {
     const container = g.container || uniqueSelector(parent);
     const item = g.item || itemSelector(parent, container, g);
     const siblings = g.siblings ?? null;
@@ -353,7 +353,7 @@ function listCandidates(limit) {
     const inner = first.length > 1 ? first.slice(1).map(simple).join(" + ")
       : [...first[0].children].slice(0, 6).map(simple).join(", ");
     out.push({
-      container, item, siblings, count: countIn(document, item), score, weak,
+      container, item, siblings, count: countIn(document, item), score, weak, place: where,
       signature: simple(first[0]) + (inner ? (first.length > 1 ? " + " : " > ") + inner : ""),
       sample: cut(collapse(first.map((el) => el.innerText || el.textContent).join(" ")), 120),
       links: linked,
@@ -387,7 +387,9 @@ class ListCandidate:
     """How many of the items hold (or are) a link."""
     siblings: str | int | None = None
     weak: bool = False
-    """In navigation, a sidebar or a form, or short links only (a menu): rarely the list."""
+    """In navigation, a sidebar or a form, or a dozen short links (a menu): rarely the list."""
+    place: str = "main"
+    """Where it is: "main", "navigation" (nav, header, footer, menus), "sidebar" or "form"."""
 
 
 def candidate_from(raw: dict[str, Any]) -> ListCandidate:
@@ -401,6 +403,7 @@ def candidate_from(raw: dict[str, Any]) -> ListCandidate:
         links=int(raw["links"]),
         siblings=raw.get("siblings"),
         weak=bool(raw.get("weak")),
+        place=raw.get("place", "main"),
     )
 
 
