@@ -196,7 +196,7 @@ class RecipeExecutor:
     async def _simple(self, command: Any, item: ItemRun | None) -> Outcome:
         actions = self._actions
         match command:
-            case WaitFor(target="list"):
+            case WaitFor(target="list", changed=False):
                 await actions.wait_for_list(command.timeout)
                 shown = (await self._next()).shown
                 return f"list loaded: {shown} items shown", {"shown": shown}

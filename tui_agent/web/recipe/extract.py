@@ -35,10 +35,14 @@ PRELUDE = (
     return rest.replace(/^\\s*[:\uff1a]\\s*/u, "") || null;
   };
   const BLOCKS = "div, p, li, ul, ol, dl, table, section, article";
-  // The element of `base` whose text is "<label>: <value>" (the field moved or some are missing).
-  const byLabel = (base, prefix) => allInMembers(Array.isArray(base) ? base : [base], "*")
-    .find((el) => visible(el) && !el.querySelector(BLOCKS)
-      && afterLabel(clean(el.innerText), prefix) !== null) || null;
+  // The innermost element of `base` whose text is "<label>: <value>" (the field moved, or
+  // fields before it are missing).
+  const byLabel = (base, prefix) => {
+    const all = allInMembers(Array.isArray(base) ? base : [base], "*")
+      .filter((el) => visible(el) && !el.querySelector(BLOCKS)
+        && afterLabel(clean(el.innerText), prefix) !== null);
+    return all.find((el) => !all.some((other) => other !== el && el.contains(other))) || null;
+  };
   const readFields = (base, spec) => {
     const fields = {};
     const missing = [];
