@@ -32,7 +32,6 @@ from tui_agent.recorder import SessionRunner
 from tui_agent.session import SessionState
 from tui_agent.store import Store
 from tui_agent.web.plan import parse_strategy
-from tui_agent.web.recipe import load_recipe
 
 pytestmark = pytest.mark.chromium
 
@@ -72,7 +71,9 @@ async def test_a_list_rendered_seconds_after_load_is_waited_for_visibly(tmp_path
     state = await scrape(tmp_path, demo_site.url("late"), "Extract 5 items")
     assert state.status == "completed", [e.message for e in state.errors]
     truth = demo_site.ground_truth("late")[:5]
-    assert [{k: item.get(k) for k in record} for item, record in zip(state.items, truth)] == truth
+    assert [
+        {k: item.get(k) for k in record} for item, record in zip(state.items, truth, strict=True)
+    ] == truth
     waiting = [m for m in logs(state) if m.startswith("waiting for the page to render: ")]
     assert len(waiting) >= 2  # about one a second, while the page's request is open
     assert any("1 request open" in m for m in waiting)
@@ -101,7 +102,9 @@ async def test_two_row_items_cross_pages_by_the_next_links_text(tmp_path, demo_s
     assert state.status == "completed", [e.message for e in state.errors]
     assert state.items and len(state.items) == limit
     truth = demo_site.ground_truth("rows")[:limit]
-    assert [{k: item.get(k) for k in record} for item, record in zip(state.items, truth)] == truth
+    assert [
+        {k: item.get(k) for k in record} for item, record in zip(state.items, truth, strict=True)
+    ] == truth
     texts = [item["text"] for item in state.items]
     assert not any("Next" in text or "Previous" in text for text in texts)  # no pager row
     assert not any("Popular tags" in text for text in texts)  # nor the sidebar
@@ -167,7 +170,9 @@ async def test_a_click_to_open_dropdown_and_sort_radio_buttons(tmp_path, demo_si
     )
     assert state.status == "completed", [e.message for e in state.errors]
     truth = demo_site.ground_truth("dropdown", category="kitchen", sort="rating")[:5]
-    assert [{k: item.get(k) for k in record} for item, record in zip(state.items, truth)] == truth
+    assert [
+        {k: item.get(k) for k in record} for item, record in zip(state.items, truth, strict=True)
+    ] == truth
     commands = recipe_of(state)["recipe"]["commands"]
     assert commands[2:6] == [  # the menu opened, waited for, its entry clicked, the list changed
         {"type": "CLICK", "selector": "button.picker-toggle"},
@@ -185,7 +190,9 @@ async def test_a_dialog_only_escape_closes_is_closed_by_escape(tmp_path, demo_si
     state = await scrape(tmp_path, demo_site.url("escape"), "Extract 5 items")
     assert state.status == "completed", [e.message for e in state.errors]
     truth = demo_site.ground_truth("escape")[:5]
-    assert [{k: item.get(k) for k in record} for item, record in zip(state.items, truth)] == truth
+    assert [
+        {k: item.get(k) for k in record} for item, record in zip(state.items, truth, strict=True)
+    ] == truth
     assert recipe_of(state)["bindings"]["CLOSE_DETAILS"] == {"key": "Escape"}
     assert "- CLOSE_DETAILS: PRESS Escape" in state.artifact("strategy").content
     assert logs(state, "warning") == []
@@ -228,7 +235,8 @@ def test_bad_wait_and_parse_details_are_refused_before_anything_is_recorded(tmp_
 
 # --- a failure on page N: partial, every item kept -----------------------------------------
 
-PAGE = """<!doctype html><html><head><meta charset="utf-8"></head><body><h1>Jobs, page {n}</h1><table class="jobs"><tbody>
+PAGE = """<!doctype html><html><head><meta charset="utf-8"></head><body>
+<h1>Jobs, page {n}</h1><table class="jobs"><tbody>
 {rows}<tr><td colspan="2">{pager}</td></tr></tbody></table></body></html>"""
 RECIPE = {
     "bindings": {

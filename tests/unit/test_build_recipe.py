@@ -90,7 +90,7 @@ def test_a_side_panel_is_clicked_open_for_each_item():
 def test_details_that_cover_the_list_are_closed_after_each_item():
     modal = strategy(close_details="aside.detail button.close")
     recipe = build(modal)
-    assert recipe.bindings.CLOSE_DETAILS == CloseDetails(selector="aside.detail button.close")
+    assert CloseDetails(selector="aside.detail button.close") == recipe.bindings.CLOSE_DETAILS
     assert loop_body(recipe) == CLICKED  # the executor clicks it when it leaves each item
     assert "then closes its details (`aside.detail button.close`)" in describe(recipe)
     # Items read in place are never clicked open: nothing to close.

@@ -30,8 +30,8 @@ BLOCKS = {
         {"価格": "¥1,200", "著者": "山田太郎"},
     ),
     "japanese-fullwidth-colon": (
-        "<div class=item><h3>本の題名</h3><span>価格：</span><span>¥1,200</span><br>"
-        "<span>著者：</span><span>山田太郎</span></div>",
+        "<div class=item><h3>本の題名</h3><span>価格\uff1a</span><span>¥1,200</span><br>"
+        "<span>著者\uff1a</span><span>山田太郎</span></div>",
         {"価格": "¥1,200", "著者": "山田太郎"},
     ),
     "russian-table": (

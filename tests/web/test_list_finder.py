@@ -101,7 +101,8 @@ HN = (
     "<table><tbody>"
     + "".join(
         f"<tr class='athing' id='{i}'><td class='rank'>{i}.</td><td class='title'>"
-        f"<span class='titleline'><a href='/i/{i}'>Story number {i} about things</a></span></td></tr>"
+        f"<span class='titleline'><a href='/i/{i}'>Story number {i} about things</a></span>"
+        "</td></tr>"
         f"<tr><td></td><td class='subtext'><span class='score'>{i * 3} points</span> by "
         f"<a class='hnuser' href='/u/{i}'>user{i}</a> | <a href='/c/{i}'>{i} comments</a></td></tr>"
         "<tr class='spacer'></tr>"
@@ -127,7 +128,8 @@ CLASSLESS = (
     "<table><tbody>"
     + "".join(
         f"<tr><td>{i}.</td><td><a href='/p/{i}'>Product {i} name here</a> <span>$1{i}.00</span>"
-        f"</td></tr><tr><td></td><td>Tags: <a href='/t/x'>x</a>, <a href='/t/y{i}'>y{i}</a></td></tr>"
+        f"</td></tr><tr><td></td><td>Tags: <a href='/t/x'>x</a>, <a href='/t/y{i}'>y{i}</a>"
+        "</td></tr>"
         for i in range(8)
     )
     + "<tr><td></td><td><a href='?p=0'>← Previous</a> | <a href='?p=2'>Next →</a></td></tr>"
@@ -180,7 +182,8 @@ RUNS = """([item, siblings]) => [...document.querySelectorAll(item)].map((el) =>
          "Tags: a0 b", "“Quote number 9"),
         (CLASSLESS, 8, "0. Product 0 name here $10.00 / Tags: x, y0", "7. Product 7"),
         (DEFINITIONS, 8, "Word 0 / Meaning of word 0 in detail", "Word 7 / Meaning"),
-        (HEADINGS, 6, "Article 0 / Summary of article 0, quite long text. / By author 0", "Article 5"),
+        (HEADINGS, 6, "Article 0 / Summary of article 0, quite long text. / By author 0",
+         "Article 5"),
     ],
     ids=["hacker-news", "tableful", "classless-rows", "dt-dd", "heading-paragraphs"],
 )  # fmt: skip

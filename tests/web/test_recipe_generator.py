@@ -12,7 +12,7 @@ import pytest
 from support.scripted_model import ScriptedModel, text
 
 from tui_agent.demo_site import FIELDS
-from tui_agent.demo_site.anatomy import ANATOMY, ITEM, ITEM_LINK, LIST, PANEL
+from tui_agent.demo_site.anatomy import ANATOMY, CARD_LAYOUTS, ITEM, ITEM_LINK, LIST, PANEL
 from tui_agent.events import Event, ItemsExtracted, LLMCall, Log, ToolCall, ToolResult
 from tui_agent.llm.client import LLM, RetryPolicy
 from tui_agent.web.browser import Browser
@@ -131,7 +131,7 @@ async def extract(browser: Browser, url: str, generator: RecipeGenerator) -> lis
 # --- offline, every layout -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("layout", list(ANATOMY))
+@pytest.mark.parametrize("layout", CARD_LAYOUTS)
 async def test_the_offline_recipe_is_dry_run_accepted_and_extracts_the_ground_truth(
     browser, demo_site, layout
 ):

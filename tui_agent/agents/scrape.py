@@ -56,7 +56,6 @@ PLANNERS: tuple[PlannerChoice, ...] = ("auto", "llm", "offline")
 DEFAULT_MAX_TOOL_CALLS = 16
 
 
-
 class _Failed(Exception):
     """A phase failed: its message ends the session."""
 
@@ -95,7 +94,9 @@ def scrape_session(
     if max_tool_calls < 1:
         raise ConfigError("the tool-call cap must be at least 1")
     if not 0 < wait <= MAX_WAIT:
-        raise ConfigError(f"--wait must be more than 0 and at most {MAX_WAIT:g} seconds, got {wait:g}")
+        raise ConfigError(
+            f"--wait must be more than 0 and at most {MAX_WAIT:g} seconds, got {wait:g}"
+        )
     if parse_details and (planner == "offline" or not settings.model):
         raise ConfigError(
             "--parse-details needs a model: pass --model or set TUI_AGENT_MODEL "

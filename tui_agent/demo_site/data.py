@@ -49,16 +49,14 @@ LAYOUTS: dict[str, str] = {
     "missing": "Some products lack some fields: those elements are absent from the page.",
     "modal": "Click a product: its details open in a dialog over a backdrop that blocks the "
     "list; only its close button closes it (not Escape).",
-    "late": "No spinner: the page waits on a slow request, then fills the list 3-5 s after "
-    "load.",
+    "late": "No spinner: the page waits on a slow request, then fills the list 3-5 s after load.",
     "rows": "A table: each product is a title row plus a row of seller and tag links; pages "
     "of 10 behind a '← Previous | Next →' row (no class, no rel); a sidebar cell of tags.",
     "es": "A Spanish shop: 'Precio:', 'Categoría:', 'Año de publicación:' labels, a category "
     "select and sort links.",
     "facets": "Category links, tag checkboxes and sort buttons; tags and sorts re-render the "
     "list by script.",
-    "dropdown": "A category dropdown that opens on click (not a <select>) and sort radio "
-    "buttons.",
+    "dropdown": "A category dropdown that opens on click (not a <select>) and sort radio buttons.",
     "escape": "Click a product: its details open in a dialog with no close button; only Escape "
     "closes it.",
     "prose": "Each product's page tells its details in sentences, with no labels or classes: "

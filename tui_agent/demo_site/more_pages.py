@@ -45,7 +45,10 @@ def _catalog(products: list[data.Product], layout: str) -> str:
     }
     records = [
         api_record(product, layout)
-        | {"category_slug": product.category, "places": {s: places[s][product.slug] for s in places}}
+        | {
+            "category_slug": product.category,
+            "places": {s: places[s][product.slug] for s in places},
+        }
         for product in products
     ]
     payload = json.dumps(records, ensure_ascii=False).replace("</", "<\\/")
@@ -68,12 +71,14 @@ def rows_page(page: int) -> str:
     rows = []
     for rank, product in enumerate(products, first + 1):
         record = product.fields()
-        tags = ", ".join(f'<a href="/rows?tag={escape(tag)}">{escape(tag)}</a>' for tag in product.tags)
+        tags = ", ".join(
+            f'<a href="/rows?tag={escape(tag)}">{escape(tag)}</a>' for tag in product.tags
+        )
         rows.append(
             f'<tr><td align="right" valign="top">{rank}.</td><td>'
             f'<a href="{record["url"]}">{escape(record["title"])}</a> '
             f'<span class="price">{escape(record["price"])}</span></td></tr>'
-            f'<tr><td></td><td><span>Seller: {escape(record["seller"])}</span> | '
+            f"<tr><td></td><td><span>Seller: {escape(record['seller'])}</span> | "
             f"<span>Tags: {tags}</span></td></tr>"
         )
     links = []
@@ -145,7 +150,7 @@ def facets_page(query: dict[str, str]) -> str:
     counts = {slug: sum(p.category == slug for p in data.PRODUCTS) for slug in data.CATEGORIES}
     links = "".join(
         f'<li><a href="/facets?category={slug}"'
-        f'{" aria-current=true" if slug == category else ""}>{label} ({counts[slug]})</a></li>'
+        f"{' aria-current=true' if slug == category else ''}>{label} ({counts[slug]})</a></li>"
         for slug, label in data.CATEGORIES.items()
     )
     boxes = "".join(
@@ -153,11 +158,12 @@ def facets_page(query: dict[str, str]) -> str:
         for tag in data.TAGS
     )
     buttons = "".join(
-        f'<button type="button" data-sort="{value}">{label}</button>' for value, label in SORT_BUTTONS
+        f'<button type="button" data-sort="{value}">{label}</button>'
+        for value, label in SORT_BUTTONS
     )
     products = data.listing("facets", {"category": category} if category else {})
     return (
-        f"<h1>{HEADINGS['facets']}</h1><div class=\"facet-layout\">"
+        f'<h1>{HEADINGS["facets"]}</h1><div class="facet-layout">'
         f'<div class="facets"><h4>Category</h4><ul class="facet-links">{links}</ul>'
         f'<fieldset class="tag-boxes"><legend>Tags</legend>{boxes}</fieldset></div>'
         f'<div class="results"><div class="sort-bar">Sort: {buttons}</div>'
@@ -174,7 +180,7 @@ def dropdown_page() -> str:
     )
     radios = "".join(
         f'<label><input type="radio" name="order" value="{value}"'
-        f'{" checked" if value == "featured" else ""}> {label}</label>'
+        f"{' checked' if value == 'featured' else ''}> {label}</label>"
         for value, label in SORT_RADIOS
     )
     return (

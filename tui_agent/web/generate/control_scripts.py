@@ -132,7 +132,8 @@ const groupLabel = (el) => {
 const isSubmit = (el) =>
   (el.tagName === "BUTTON" && el.type === "submit") ||
   (el.tagName === "INPUT" && ["submit", "image"].includes(el.type));
-const APPLY = /\b(apply|search|go|filter|submit|update|find|show|refine|ok|aplicar|buscar|filtrar|appliquer|rechercher|filtrer|anwenden|suchen|filtern|pesquisar)\b/i;
+const APPLY = new RegExp("\\b(apply|search|go|filter|submit|update|find|show|refine|ok|aplicar"
+  + "|buscar|filtrar|appliquer|rechercher|filtrer|anwenden|suchen|filtern|pesquisar)\\b", "i");
 const submitOf = (el) => {
   if (el.form) {
     const button = [...el.form.elements].find((b) => isSubmit(b) && visible(b));
@@ -231,7 +232,8 @@ for (const { kind, box, members } of bars.values()) {
     return {
       value: el.getAttribute("href") || el.getAttribute("data-value")
         || el.getAttribute("data-sort") || text,
-      label: text, selected: el.matches("[aria-current], [aria-pressed=true], [aria-selected=true]"),
+      label: text,
+      selected: el.matches("[aria-current], [aria-pressed=true], [aria-selected=true]"),
       ...clickTarget(el, text),
     };
   });

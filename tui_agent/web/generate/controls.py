@@ -27,6 +27,7 @@ KIND_ORDER: tuple[ControlKind, ...] = (
 )  # fmt: skip
 """The order controls are tried in when they match equally well."""
 
+
 @dataclass(frozen=True)
 class Option:
     """One choice of a control: the value sent (a select's value, a box's value, a link's

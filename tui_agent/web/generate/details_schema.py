@@ -35,9 +35,7 @@ lower-case names with underscores (e.g. "price", "seller", "date"), each with a 
 description: {{"name": "what it holds", ...}}. Leave out the fields already read."""
 
 
-def schema_prompt(
-    task: str, texts: Sequence[str], known: Sequence[str]
-) -> list[dict[str, str]]:
+def schema_prompt(task: str, texts: Sequence[str], known: Sequence[str]) -> list[dict[str, str]]:
     """The messages asking for the fields of `texts` (details texts of a few items)."""
     samples = "\n".join(
         f"--- item {number} ---\n{text[:SAMPLE_CHARS]}" for number, text in enumerate(texts, 1)

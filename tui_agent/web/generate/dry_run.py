@@ -130,7 +130,7 @@ _CONTROL_WORDS = (
     r"|mais|precedente|successiv[ao]"
 )
 CONTROL_TEXT = re.compile(
-    rf"^(?:(?:{_CONTROL_WORDS}|\d+|[<>«»‹›←→|·•.,:…-])\s*)+$", re.IGNORECASE
+    rf"^(?:(?:{_CONTROL_WORDS}|\d+|[<>«»\u2039\u203a←→|·•.,:…-])\s*)+$", re.IGNORECASE
 )
 """The whole text of a pager row or a control: "← Previous | Next →", "1 2 3 …", "Load more"."""
 

@@ -303,7 +303,11 @@ class FilterGenerator(FragmentGenerator):
         assert candidate.option is not None
         label, selector = option_label(candidate.option), candidate.control.selector
         kind = candidate.control.kind
-        how = f"with `{selector}`" if kind == "select" else f"with the {KIND_WORDS[kind]} `{selector}`"
+        how = (
+            f"with `{selector}`"
+            if kind == "select"
+            else f"with the {KIND_WORDS[kind]} `{selector}`"
+        )
         return f"filter to {label!r} {how}", candidate.option.value
 
 
@@ -328,9 +332,7 @@ class SortGenerator(FragmentGenerator):
 
     def variants(self, candidate: Candidate) -> list[list[dict[str, Any]]]:
         toggles = candidate.control.kind in ("buttons", "links")
-        return _fragment_commands(
-            candidate, None, self.bench.item_selector, twice=toggles
-        )
+        return _fragment_commands(candidate, None, self.bench.item_selector, twice=toggles)
 
     def check(self, candidate: Candidate, after: list[dict[str, Any]]) -> Check:
         return check_sort(self.sort, after)
@@ -339,7 +341,11 @@ class SortGenerator(FragmentGenerator):
         assert candidate.option is not None
         label, selector = candidate.option.label, candidate.control.selector
         kind = candidate.control.kind
-        how = f"with `{selector}`" if kind == "select" else f"with the {KIND_WORDS[kind]} `{selector}`"
+        how = (
+            f"with `{selector}`"
+            if kind == "select"
+            else f"with the {KIND_WORDS[kind]} `{selector}`"
+        )
         return f"sort by {label!r} {how}", candidate.option.value
 
 

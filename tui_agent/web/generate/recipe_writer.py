@@ -334,7 +334,9 @@ class RecipeGenerator:
         parsing = with_parsing(recipe, schema)
         async for event in self._try(parsing):
             yield event
-        read = [n for n in schema if any(item.get(n) not in (None, "") for item in self.dry_run_items)]
+        read = [
+            n for n in schema if any(item.get(n) not in (None, "") for item in self.dry_run_items)
+        ]
         if self._verdict.ok and read:
             yield Log(message=f"the details are parsed into {', '.join(schema)}")
             return

@@ -180,11 +180,10 @@ STOP_WORDS = {
     "los", "las", "el", "la", "lo", "del", "de", "en", "y", "o", "con", "por", "para", "todos",
     "todas", "primeros", "primeras", "esta", "este", "página", "tienda", "lista", "catálogo",
     "les", "le", "des", "du", "et", "ou", "dans", "avec", "pour", "tous", "toutes", "premiers",
-    "premières", "cette", "ce", "boutique", "liste", "catalogue",
-    "die", "der", "das", "den", "dem", "und", "oder", "mit", "für", "alle", "ersten", "diese",
-    "dieser", "seite", "shop", "katalog",
-    "os", "as", "do", "da", "dos", "das", "e", "com", "para", "primeiros", "primeiras", "esta",
-    "loja", "catálogo", "apenas", "só", "solo", "sólo", "nur", "seulement", "uniquement",
+    "premières", "cette", "ce", "boutique", "liste", "die", "der", "das", "den", "dem", "und",
+    "oder", "mit", "für", "alle", "ersten", "diese", "dieser", "seite", "katalog", "os", "as",
+    "do", "da", "dos", "e", "com", "primeiros", "primeiras", "loja", "apenas", "só", "solo",
+    "sólo", "nur", "seulement", "uniquement",
 }  # fmt: skip
 """Words that are never a filter value on their own."""
 

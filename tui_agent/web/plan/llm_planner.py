@@ -152,9 +152,9 @@ def _drop(strategy: Strategy, refused: set[tuple[str, str]]) -> Strategy:
         for attribute, key in SINGLE_SELECTORS.items()
         if not keep(getattr(strategy, attribute), key)
     }
-    if isinstance(strategy.list_item_siblings, str):
-        if not keep(strategy.list_item_siblings, "LIST_ITEM_SIBLINGS"):
-            update["list_item_siblings"] = None
+    siblings = strategy.list_item_siblings
+    if isinstance(siblings, str) and not keep(siblings, "LIST_ITEM_SIBLINGS"):
+        update["list_item_siblings"] = None
     update["details_content"] = [s for s in strategy.details_content if keep(s, "DETAILS_CONTENT")]
     for attribute, key in (("details_fields", "DETAILS_FIELDS"), ("item_fields", "ITEM_FIELDS")):
         fields = getattr(strategy, attribute)

@@ -195,7 +195,7 @@ class OfflinePlanner:
         lines = [f"{len(found)} repeated list(s) found after {waited} s, best first:"]
         lines += [
             f"- `{c.item}`{_spread(c.siblings)} in `{c.container}`: {c.count} items, "
-            f'{c.links} with links{" (navigation, sidebar or menu)" if c.weak else ""}; '
+            f"{c.links} with links{' (navigation, sidebar or menu)' if c.weak else ''}; "
             f'first: "{c.sample}"'
             for c in found
         ]
@@ -218,7 +218,7 @@ class OfflinePlanner:
         spread = f", each spread over sibling elements ({_spread(best.siblings).strip()})"
         yield self._note(
             f"The page lists {best.count} items (`{best.item}` in `{best.container}`"
-            f"{spread if best.siblings else ''}); the first reads \"{best.sample}\"."
+            f'{spread if best.siblings else ""}); the first reads "{best.sample}".'
         )
 
     async def _list_shown(self) -> bool:
@@ -414,7 +414,9 @@ class OfflinePlanner:
             await self.page.wait_for_url(
                 lambda now: now != before, wait_until="load", timeout=LOAD_TIMEOUT_MS
             )
-        await self._settle()
+        async for look in settle(self.page, self.wait):
+            if not look.done:
+                yield Log(level="info", message=look.line(f"item {index + 1}'s details"))
         if index == 0:
             where = self._click["appeared"]
             target = f"{self._list.item} {where}" if behavior == "inline" else where
@@ -581,9 +583,9 @@ class OfflinePlanner:
             item_fields=self._item_fields,
             pagination_button=self._more.get("pagination"),
             pagination_text=self._more.get("pagination_text"),
-            pagination_numbered=bool(self._more.get("pagination") and self._more.get(
-                "pagination_numbered"
-            )),
+            pagination_numbered=bool(
+                self._more.get("pagination") and self._more.get("pagination_numbered")
+            ),
             load_more_button=load_more,
             scroll_loads_more=bool(self._more.get("more_loaded")) and not load_more,
             plan=self._plan_steps(intent),

@@ -4,8 +4,8 @@ A `Strategy` is written and read in a Markdown format (`to_markdown` /
 `parse_strategy`), extended with the keys the recipe generator needs (LIST, LIST_ITEM_SIBLINGS,
 CLICK_BEHAVIOR, CLICK_TARGET, DETAILS_LOADED, CLOSE_DETAILS (a control, or `PRESS Escape`),
 PAGINATION_TEXT, PAGINATION_NUMBERED, LOAD_MORE_BUTTON, SCROLL_LOADS_MORE, DETAILS_FIELDS,
-ITEM_FIELDS; a field may end `after "Label:"`). A `Fragment` is what a generator adds: recipe commands for a filter, a sort or
-a search.
+ITEM_FIELDS; a field may end `after "Label:"`). A `Fragment` is what a generator adds: recipe
+commands for a filter, a sort or a search.
 """
 
 from __future__ import annotations
@@ -129,7 +129,9 @@ class Strategy(BaseModel):
                 lines += [f"  - {name}: {_field(spec)}" for name, spec in fields.items()]
         lines.append(f"- PAGINATION_BUTTON: {_code(self.pagination_button)}")
         if self.pagination_text:
-            lines.append(f"- PAGINATION_TEXT: {json.dumps(self.pagination_text, ensure_ascii=False)}")
+            lines.append(
+                f"- PAGINATION_TEXT: {json.dumps(self.pagination_text, ensure_ascii=False)}"
+            )
         if self.pagination_numbered:
             lines.append("- PAGINATION_NUMBERED: yes")
         lines.append(f"- LOAD_MORE_BUTTON: {_code(self.load_more_button)}")
@@ -250,8 +252,8 @@ def parse_strategy(text: str) -> Strategy:
                     data[_SINGLE_KEYS[key]] = _selector_value(value)
                 elif key == "LIST_ITEM_SIBLINGS":
                     bare = value.strip().strip("`")
-                    data["list_item_siblings"] = int(bare) if bare.isdigit() else (
-                        _selector_value(value)
+                    data["list_item_siblings"] = (
+                        int(bare) if bare.isdigit() else (_selector_value(value))
                     )
                 elif key == "PAGINATION_TEXT":
                     data["pagination_text"] = _quoted(value)

@@ -20,7 +20,9 @@ from tui_agent.web.page_js import MEMBERS_JS
 if TYPE_CHECKING:
     from playwright.async_api import Page
 
-DOM_HELPERS_JS = MEMBERS_JS + r"""
+DOM_HELPERS_JS = (
+    MEMBERS_JS
+    + r"""
 const SKIP_TAGS = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "META", "LINK",
   "svg", "SVG", "path", "IFRAME", "OPTION", "OPTGROUP", "DATALIST", "BR", "WBR"]);
 const STATE_CLASS = new RegExp("^(is-|has-)?(active|selected|current|open|opened|expanded"
@@ -135,7 +137,8 @@ const deepOf = (el) => {
     if (!SKIP_TAGS.has(k.tagName)) inner.add(sigOf(k));
   }
   const label = collapse(el.textContent).match(LEADING_LABEL);
-  return sigOf(el) + "{" + [...inner].sort().join(",") + "}" + (label ? label[1].toLowerCase() : "");
+  const named = label ? label[1].toLowerCase() : "";
+  return sigOf(el) + "{" + [...inner].sort().join(",") + "}" + named;
 };
 // Simple selectors that hold inside `el` (its descendants' tags and classes), to tell it apart.
 const innerSimples = (el) => {
@@ -217,7 +220,8 @@ function runsOf(parent) {
       while (end < last.length && end < longest && memberKeys.has(keyOf(last[end]))) end++;
       const runs = [...inner, last.slice(0, end)];
       const opener = kids[first.get(anchor)];
-      const heads = /^(H[1-6]|DT)$/.test(opener.tagName) || !!opener.querySelector("h1, h2, h3, h4");
+      const heads = /^(H[1-6]|DT)$/.test(opener.tagName)
+        || !!opener.querySelector("h1, h2, h3, h4");
       const rank = [share, heads ? 1 : 0, -first.get(anchor)];
       if (!best || ahead(rank, best.rank)) best = { runs, rank };
     }
@@ -236,7 +240,8 @@ function siblingsBinding(runs, item) {
   const options = [];
   if (tags.length === 1) {
     const tag = tags[0];
-    const shared = classesOf(joined[0]).filter((c) => joined.every((el) => el.classList.contains(c)));
+    const shared = classesOf(joined[0])
+      .filter((c) => joined.every((el) => el.classList.contains(c)));
     options.push(...shared.map((c) => tag + "." + esc(c)), tag);
     options.push(...innerSimples(joined[0]).map((s) => tag + ":has(" + s + ")"));
   }
@@ -292,7 +297,8 @@ function listCandidates(limit) {
     const runs = found.runs.filter((run) => !controlLike(run));
     if (runs.length < 3) return null;
     const anchors = runs.map((run) => run[0]);
-    const classes = classesOf(anchors[0]).filter((c) => anchors.every((a) => a.classList.contains(c)));
+    const classes = classesOf(anchors[0])
+      .filter((c) => anchors.every((a) => a.classList.contains(c)));
     const g = { tag: tagOf(anchors[0]), classes, members: anchors, runs };
     const container = uniqueSelector(parent);
     const item = itemSelector(parent, container, g);
@@ -329,8 +335,16 @@ function listCandidates(limit) {
       * (0.5 + 0.5 * linked / n + 0.2 * images / n) * (0.1 + 0.9 * visible / n)
       * (0.2 + 0.8 * distinct);
     let where = "main";
-    if (parent.closest(NAVIGATION)) { score *= 0.1; where = "navigation"; }
-    else if (inSidebar(parent)) { score *= 0.3; where = "sidebar"; } else if (parent.closest("form, [role=search]")) { score *= 0.3; where = "form"; }
+    if (parent.closest(NAVIGATION)) {
+      score *= 0.1;
+      where = "navigation";
+    } else if (inSidebar(parent)) {
+      score *= 0.3;
+      where = "sidebar";
+    } else if (parent.closest("form, [role=search]")) {
+      score *= 0.3;
+      where = "form";
+    }
     if (texts.filter((t) => PAGER_TEXT.test(t)).length > n / 2) score *= 0.1;
     if (avgText < 3 && images === 0) score *= 0.1;
     const menuLike = avgText < 25 && linked === n && images === 0 && avgDesc <= 2 && n <= 12;
@@ -362,6 +376,7 @@ function listCandidates(limit) {
   return out;
 }
 """
+)
 
 FIND_LISTS_JS = "(limit) => {\n" + DOM_HELPERS_JS + "\nreturn listCandidates(limit);\n}"
 

@@ -3,7 +3,8 @@
 A field's value is its element's visible text with whitespace collapsed (less a `prefix`
 label written before it), or an attribute (`href` and `src` resolved to absolute URLs, as the
 browser resolves them); ":scope" names the element itself; an item spread over sibling
-elements is read in all of them. A selector that matches nothing gives None and is listed in `missing`.
+elements is read in all of them. A selector that matches nothing gives None and is listed in
+`missing`.
 """
 
 from __future__ import annotations

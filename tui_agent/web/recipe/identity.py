@@ -65,7 +65,9 @@ NEXT_JS = f"""
   const elements = {ITEMS};
   const groups = elements.map((el) => membersOf(el, arg.siblings, arg.item));
   const rows = [];
-  elements.forEach((el, index) => {{ if (visible(el)) rows.push([index, linkOf(groups[index])]); }});
+  elements.forEach((el, index) => {{
+    if (visible(el)) rows.push([index, linkOf(groups[index])]);
+  }});
   const links = new Map();
   for (const [, href] of rows) if (href) links.set(href, (links.get(href) || 0) + 1);
   const seen = new Map();

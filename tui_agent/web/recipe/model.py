@@ -159,10 +159,10 @@ class Bindings(_Strict):
     LIST_ITEM: str = Field(min_length=1, description="each item of the list")
     LIST_ITEM_SIBLINGS: Annotated[str, Field(min_length=1)] | Annotated[int, Field(ge=1)] | None = (
         Field(
-        None,
-        description="an item spread over sibling elements (a title row and a tag row, a dt and "
-        "its dds): the following siblings of each LIST_ITEM that belong to it, as a selector "
-        "(those matching it, up to the next LIST_ITEM) or a count (the next N)",
+            None,
+            description="an item spread over sibling elements (a title row and a tag row, a dt and "
+            "its dds): the following siblings of each LIST_ITEM that belong to it, as a selector "
+            "(those matching it, up to the next LIST_ITEM) or a count (the next N)",
         )
     )
     DETAILS_PANEL: str | None = Field(None, min_length=1, description="where details appear")
