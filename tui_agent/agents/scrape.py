@@ -5,8 +5,15 @@ page), "plan" (the offline planner, and with a model the StrategyPlanner given t
 findings as hints; every probe a ToolCall / ToolResult), "generators" (filter / sort / search
 fragments, only when the strategy asks for them), "recipe" (bindings + commands, dry-run on two
 items, one repair) and "list" (the recipe executor; items stream into the table). The strategy
-and the recipe are recorded as Artifacts; the recipe can be saved for `tui-agent recipe run`,
-which needs no model.
+and the recipe are recorded as Artifacts (the strategy again, as version 2, once generators
+proved fragments: it then carries them as {filterTarget, filterOption, fragment} JSON); the
+recipe can be saved for `tui-agent recipe run`, which needs no model.
+
+Every wait for a page to render (after load, clicks and page changes) is capped by `wait`
+seconds and shown as it goes. A task in a language the offline patterns do not read is read by
+the model when there is one; with a model, details no selector names are parsed into fields
+by it (see recipe.details_parser). A next page that fails after items were saved ends the
+session "partial", keeping them.
 """
 
 from __future__ import annotations
