@@ -15,19 +15,23 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from tui_agent.analysis.models import AgentType, FieldFeedback, OutputAnalysis
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 """Version of the event schema; bumped on any change old readers could not parse.
 
 2: ExecutionOutput (live output of a running step).
 3: Artifact and VersionDecided (strategies, recipes and code versions).
 4: SessionEnded status "interrupted" (the recording process died).
 5: AttemptStarted, CheckVerdict and TaskResult (the task executor); LLMCall.estimated.
-6: ToolCall.run_step (a call the running program of a step made, shown inside that step)."""
+6: ToolCall.run_step (a call the running program of a step made, shown inside that step).
+7: SessionEnded status "partial" (a scrape kept its items when a later page failed)."""
 
 SessionKind = Literal["codeact", "exec", "scrape", "task", "refine", "toolcode", "recording"]
-SessionStatus = Literal["running", "completed", "failed", "cancelled", "stopped", "interrupted"]
+SessionStatus = Literal[
+    "running", "completed", "failed", "cancelled", "stopped", "interrupted", "partial"
+]
 """"interrupted": the process recording the session died before ending it (kill -9, a lost
-SSH connection, a power cut); another process noticed and ended it."""
+SSH connection, a power cut); another process noticed and ended it. "partial": the work failed
+part way (a scrape's page N) and what it had done is kept (the items of the pages before)."""
 LogStream = Literal["stdout", "stderr"]
 ArtifactFormat = Literal["markdown", "json", "python", "text"]
 TaskStage = Literal["analysis", "task"]

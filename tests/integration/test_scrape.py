@@ -19,7 +19,7 @@ from support.requirements import require_chromium
 
 from tui_agent.agents.scrape import scrape_session
 from tui_agent.config import ConfigError, Settings
-from tui_agent.demo_site import FIELDS, DemoSite
+from tui_agent.demo_site import FIELDS, LAYOUTS, DemoSite
 from tui_agent.events import Artifact, ItemsExtracted, LLMCall, PhaseFinished, ToolCall
 from tui_agent.recorder import SessionRunner
 from tui_agent.session import SessionState
@@ -40,6 +40,13 @@ LIMITS = {
     "slow": 6,
     "missing": 12,
     "modal": 6,
+    "late": 6,
+    "rows": 14,
+    "es": 6,
+    "facets": 6,
+    "dropdown": 6,
+    "escape": 4,
+    "prose": 4,
 }
 """Items asked of each layout: enough to cross a page or a batch where the layout has them."""
 
@@ -67,6 +74,10 @@ async def scrape(tmp_path: Path, url: str, task: str, **options: Any) -> Session
     started, agent = scrape_session(url, task, settings=settings, **options)
     async with await Store.open(settings.db) as store:
         return await SessionRunner(store).run(started, agent)
+
+
+def test_every_demo_layout_is_scraped_here():
+    assert set(LIMITS) == set(LAYOUTS)
 
 
 @pytest.mark.parametrize("layout", list(LIMITS))

@@ -15,13 +15,15 @@ import pytest
 from support.requirements import require_chromium
 from support.scripted_model import ScriptedModel, ToolCallReply, text, tool_calls
 
+from tui_agent.agents.recipe_run import recipe_session
 from tui_agent.agents.scrape import scrape_session
 from tui_agent.config import Settings
-from tui_agent.demo_site import DemoSite
-from tui_agent.events import Log
+from tui_agent.demo_site import PRODUCTS, PROSE_FACTS, DemoSite, prose_facts
+from tui_agent.events import LLMCall, Log
 from tui_agent.recorder import SessionRunner
 from tui_agent.session import SessionState
 from tui_agent.store import Store
+from tui_agent.web.recipe import load_recipe
 
 pytestmark = pytest.mark.chromium
 
@@ -130,3 +132,133 @@ async def test_auto_planner_gives_the_model_the_offline_findings(tmp_path, demo_
     assert any(call.startswith("offline-") for call in state.tool_calls)
     assert "li.card" in planner_prompt and "hint" in planner_prompt.lower()
     assert len(state.items) == 3
+
+
+# --- details told in prose: the model reads their fields, priced, cached ----------------------
+
+PROSE_STRATEGY = """I know enough now.
+
+## PAGE UNDERSTANDING
+- A list of stories; each links to a page that tells the product in sentences.
+
+## STRATEGY
+
+### VERIFIED SELECTORS
+- LIST: `ul.stories`
+- LIST_ITEM: `ul.stories > li`
+- CLICK_BEHAVIOR: navigates
+- CLICK_TARGET: `a`
+- DETAILS_PANEL: `#catalog`
+- DETAILS_LOADED: `#catalog h1`
+- DETAILS_FIELDS:
+  - title: `#catalog h1`
+- ITEM_FIELDS:
+  - url: `a` @href
+- PAGINATION_BUTTON: none
+
+### AUTOMATION PLAN
+1. Click each story's link and read its page
+2. NEEDED GENERATORS: None
+"""
+PROSE_RECIPE = {
+    "bindings": {
+        "LIST": "ul.stories",
+        "LIST_ITEM": "ul.stories > li",
+        "CLICK_BEHAVIOR": "navigates",
+        "DETAILS_PANEL": "#catalog",
+        "DETAILS_LOADED": {"exists": "#catalog h1"},
+        "DETAILS_FIELDS": {"title": "#catalog h1"},
+        "ITEM_FIELDS": {"url": {"selector": "a", "attribute": "href"}},
+    },
+    "recipe": {
+        "commands": [
+            {"type": "WAIT_FOR", "target": "page"},
+            {"type": "WAIT_FOR", "target": "list"},
+            {
+                "type": "FOR_EACH_ITEM_IN_LIST",
+                "body": [
+                    {"type": "CLICK", "selector": "a", "within": "item"},
+                    {"type": "WAIT_FOR", "target": "details"},
+                    {"type": "EXTRACT_DETAILS"},
+                    {"type": "SAVE", "as": "item"},
+                    {"type": "MARK_DONE"},
+                ],
+            },
+            {"type": "END"},
+        ]
+    },
+}
+SCHEMA = {
+    "price": "the price with its currency sign",
+    "seller": "who offers it",
+    "date": "when it went on sale",
+    "rating": "its rating out of 5",
+}
+
+
+async def test_prose_details_are_parsed_by_the_model_priced_and_cached(tmp_path, demo_site):
+    require_chromium()
+    facts = [prose_facts(product) for product in PRODUCTS[:4]]
+    replies = [text(PROSE_STRATEGY), text(json.dumps(PROSE_RECIPE)), text(json.dumps(SCHEMA))]
+    replies += [text(json.dumps(fact)) for fact in facts]  # dry run: 2 items; the run: 2 more
+    recipe_path = tmp_path / "prose.json"
+    url = demo_site.url("prose")
+    with ScriptedModel(replies) as model:
+        settings = Settings(
+            db=tmp_path / "sessions.db", model=ScriptedModel.model("gpt-4o-mini"),
+            api_base=model.api_base,
+        )  # fmt: skip
+        started, agent = scrape_session(
+            url, "Extract 4 items", settings=settings, planner="auto", save_recipe=recipe_path
+        )
+        async with await Store.open(settings.db) as store:
+            state = await SessionRunner(store).run(started, agent)
+            recorded = await store.events(state.session_id)
+        assert model.remaining == 0
+        schema_prompt = model.requests[2].messages[-1]["content"]
+    assert state.status == "completed", [e.message for e in state.errors]
+    truth = demo_site.ground_truth("prose")[:4]
+    assert [{k: item[k] for k in ("title", "url")} for item in state.items] == truth
+    assert [{k: item[k] for k in PROSE_FACTS} for item in state.items] == facts
+    assert "Offered by Northwind Goods for $4.99" in schema_prompt  # the details' own text
+    calls = [e for e in recorded if isinstance(e, LLMCall)]
+    parsed = [call for call in calls if call.purpose == "details fields"]
+    assert [call.cached for call in parsed] == [False, False, True, True, False, False]
+    assert all(call.cost and call.cost > 0 for call in parsed if not call.cached)
+    assert all(call.cost == 0 and call.prompt_tokens == 0 for call in parsed if call.cached)
+    saved = load_recipe(recipe_path)
+    assert saved.bindings.DETAILS_SCHEMA == SCHEMA
+    # Run again: every details text was parsed before, so the model is not asked at all.
+    with ScriptedModel([]) as model:
+        again_settings = settings.model_copy(update={"api_base": model.api_base})
+        started, events = recipe_session(recipe_path, url, settings=again_settings, max_items=4)
+        async with await Store.open(settings.db) as store:
+            again = await SessionRunner(store).run(started, events)
+        assert model.requests == []
+    assert again.status == "completed"
+    assert [{k: item[k] for k in PROSE_FACTS} for item in again.items] == facts
+    # Without a model the same recipe keeps each item's text, unparsed, and says so.
+    offline = settings.model_copy(update={"model": None})
+    started, events = recipe_session(recipe_path, url, settings=offline, max_items=2)
+    async with await Store.open(settings.db) as store:
+        plain = await SessionRunner(store).run(started, events)
+    assert plain.status == "completed" and plain.llm_calls == 0
+    assert all(item.get("price") is None and item["text"] for item in plain.items)
+    said = [e.message for e in plain.timeline if isinstance(e, Log)]
+    assert any("no model is configured: the text is kept unparsed" in m for m in said)
+
+
+async def test_offline_scrapes_of_prose_never_parse(tmp_path, demo_site):
+    require_chromium()
+    settings = Settings(db=tmp_path / "sessions.db", model=None)
+    started, agent = scrape_session(
+        demo_site.url("prose"), "Extract 3 items", settings=settings, planner="offline"
+    )
+    async with await Store.open(settings.db) as store:
+        state = await SessionRunner(store).run(started, agent)
+    assert state.status == "completed" and state.llm_calls == 0
+    assert [{k: i[k] for k in ("title", "url")} for i in state.items] == (
+        demo_site.ground_truth("prose")[:3]
+    )
+    recipe = json.loads(state.artifact("recipe").content)
+    assert "DETAILS_SCHEMA" not in recipe["bindings"]

@@ -14,7 +14,7 @@ from tui_agent.web.generate.recipe_writer import (
 )
 from tui_agent.web.generate.writer_prompts import answer_json, repair_prompt, user_prompt
 from tui_agent.web.plan import Fragment, Strategy, StrategyField
-from tui_agent.web.recipe import RecipeError, RecipeFile, parse_recipe
+from tui_agent.web.recipe import CloseDetails, RecipeError, RecipeFile, parse_recipe
 
 CLICKED = [
     {"type": "CLICK"},
@@ -90,7 +90,7 @@ def test_a_side_panel_is_clicked_open_for_each_item():
 def test_details_that_cover_the_list_are_closed_after_each_item():
     modal = strategy(close_details="aside.detail button.close")
     recipe = build(modal)
-    assert recipe.bindings.CLOSE_DETAILS == "aside.detail button.close"
+    assert CloseDetails(selector="aside.detail button.close") == recipe.bindings.CLOSE_DETAILS
     assert loop_body(recipe) == CLICKED  # the executor clicks it when it leaves each item
     assert "then closes its details (`aside.detail button.close`)" in describe(recipe)
     # Items read in place are never clicked open: nothing to close.
@@ -321,3 +321,46 @@ def test_a_recipe_is_named_after_its_page_and_task():
         "Lamps",
     )
     assert recipe_identity("http://127.0.0.1:8000/", "")[0] == "127-0-0-1"
+
+
+def test_items_over_siblings_a_text_bound_pager_a_key_and_a_link_to_click():
+    plan = strategy(
+        list_item="tbody > tr:has(span.price)",
+        list_item_siblings=1,
+        click_behavior="navigates",
+        click_target="a.title",
+        details_panel="#product",
+        details_loaded="#product h1",
+        close_key=None,
+        pagination_button="table.listing a",
+        pagination_text="Next →",
+    )
+    recipe = build(plan)
+    bindings = recipe.to_json()["bindings"]
+    assert bindings["LIST_ITEM_SIBLINGS"] == 1
+    assert (bindings["NEXT_PAGE_BUTTON"], bindings["NEXT_PAGE_TEXT"]) == (
+        "table.listing a",
+        "Next →",
+    )
+    [repeat] = [c for c in commands(recipe) if c["type"] == "REPEAT"]
+    loop = repeat["body"][0]
+    assert loop["body"][0] == {"type": "CLICK", "selector": "a.title", "within": "item"}
+    assert "each spread over sibling elements" in describe(recipe)
+    escape = build(strategy(close_key="Escape"))
+    assert escape.to_json()["bindings"]["CLOSE_DETAILS"] == {"key": "Escape"}
+    assert "then closes its details (PRESS Escape)" in describe(escape)
+    numbered = build(strategy(pagination_button="nav a", pagination_numbered=True))
+    assert numbered.bindings.NEXT_PAGE_NUMBERED
+
+
+def test_a_longer_wait_is_written_into_the_list_waits():
+    assert commands(build(strategy()))[1] == {"type": "WAIT_FOR", "target": "list"}
+    longer = build(strategy(), wait=40)
+    assert commands(longer)[1] == {"type": "WAIT_FOR", "target": "list", "timeout": 40000}
+
+
+def test_a_click_can_be_asked_for_when_the_items_show_every_field():
+    plan = strategy(item_fields=fields(title="h3", price=".cost", url=URL_FIELD))
+    assert "CLICK" not in json.dumps(commands(build(plan)))
+    forced = build(plan, click=True)
+    assert commands(forced)[2]["body"][0] == {"type": "CLICK"}

@@ -194,3 +194,28 @@ def test_samples_vote_per_name_and_add_what_one_item_lacks():
 )
 def test_block_selectors_are_scoped_by_the_blocks_own(selector, expected):
     assert scoped(selector, "li.card") == expected
+
+
+@pytest.mark.parametrize(
+    ("label", "name"),
+    [
+        ("Categoría", "categoría"),
+        ("Año de publicación", "año_de_publicación"),
+        ("価格", "価格"),
+        ("Цена", "цена"),
+        ("السعر", "السعر"),
+        ("Précio unitário", "précio_unitário"),
+        ("Sold by", "seller"),
+        ("Fecha de la publicación del libro", None),  # too long to be a name
+    ],
+)
+def test_labels_keep_their_letters_in_any_script(label: str, name: str | None) -> None:
+    assert label_name(label) == name
+
+
+def test_a_value_after_its_label_keeps_the_label_to_drop_when_read() -> None:
+    line = element("p:nth-of-type(2)", tag="p", text="Cocina", label="Categoría")
+    line = Candidate(**{**line.__dict__, "prefix": "Categoría:"})
+    [(name, spec)] = name_fields([line]).items()
+    assert (name, spec.prefix) == ("categoría", "Categoría:")
+    assert spec.as_binding() == {"selector": "p:nth-of-type(2)", "prefix": "Categoría:"}

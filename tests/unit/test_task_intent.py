@@ -2,7 +2,16 @@
 
 import pytest
 
-from tui_agent.web.plan import SORT_KEYS, TaskIntent, needed_generators, parse_intent, sort_field
+from tui_agent.web.plan import (
+    SORT_KEYS,
+    TaskIntent,
+    intent_prompt,
+    known_language,
+    needed_generators,
+    parse_intent,
+    read_intent,
+    sort_field,
+)
 
 
 @pytest.mark.parametrize(
@@ -99,3 +108,57 @@ def test_sort_field_and_describe() -> None:
     text = parse_intent("Get 50 kitchen products sorted by price matching 'oak'").describe()
     assert text == "50 items; filter kitchen; sort price, lowest first; search 'oak'"
     assert TaskIntent().describe() == "all items"
+
+
+@pytest.mark.parametrize(
+    ("task", "expected"),
+    [
+        (
+            "Extrae 12 productos de la categoría Cocina, ordenados por precio de menor a mayor",
+            TaskIntent(max_items=12, filters=["cocina"], sort="price_asc"),
+        ),
+        ("Extrae doce productos", TaskIntent(max_items=12)),
+        ("Extrae los primeros 20 productos, los más baratos", TaskIntent(20, sort="price_asc")),
+        ("Extrae 12 productos, solo Jardín", TaskIntent(max_items=12, filters=["jardín"])),
+        ("Busca 'roble' y extrae 5 productos", TaskIntent(max_items=5, search="roble")),
+        (
+            "Extraire 15 produits de la catégorie Bureau triés par prix décroissant",
+            TaskIntent(max_items=15, filters=["bureau"], sort="price_desc"),
+        ),
+        ("Récupère les 10 produits les mieux notés", TaskIntent(10, sort="rating_desc")),
+        (
+            "Extrahiere 8 Produkte aus der Kategorie Küche, sortiert nach Preis aufsteigend",
+            TaskIntent(max_items=8, filters=["küche"], sort="price_asc"),
+        ),
+        ("Extrahiere zehn Artikel, neueste zuerst", TaskIntent(10, sort="date_desc")),
+        (
+            "Extraia 12 produtos da categoria Escritório, ordenados por preço do maior para o "
+            "menor",
+            TaskIntent(max_items=12, filters=["escritório"], sort="price_desc"),
+        ),
+        ("Extraia 5 produtos que contenham 'carvalho'", TaskIntent(5, search="carvalho")),
+        ("Extract 5 items, only Garden tools", TaskIntent(5, filters=["garden tools"])),
+    ],
+)
+def test_tasks_in_spanish_french_german_and_portuguese(task: str, expected: TaskIntent) -> None:
+    assert parse_intent(task) == expected
+    assert known_language(task)
+
+
+@pytest.mark.parametrize("task", ["Estrai 12 prodotti", "12個の商品を抽出", "Haal 12 producten op"])
+def test_tasks_in_other_languages_are_left_to_the_model(task: str) -> None:
+    assert not known_language(task)
+    assert parse_intent(task) == TaskIntent()
+
+
+def test_the_models_reading_of_a_task_is_checked() -> None:
+    answer = '{"max_items": "7", "filters": ["Cucina"], "sort": "price_asc", "search": null}'
+    assert read_intent("Here:\n" + answer) == TaskIntent(7, ["cucina"], "price_asc")
+    wrong = '{"max_items": -2, "filters": "x", "sort": "cheapest", "search": "  "}'
+    assert read_intent(wrong) == TaskIntent(filters=["x"])
+    assert read_intent("no JSON here") is None
+    assert read_intent("[1, 2]") is None
+    messages = intent_prompt("Estrai 7 prodotti")
+    assert (
+        "Estrai 7 prodotti" in messages[-1]["content"] and '"price_asc"' in messages[-1]["content"]
+    )

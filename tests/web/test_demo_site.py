@@ -29,7 +29,7 @@ from tui_agent.demo_site import (
     DemoSiteError,
     ground_truth,
 )
-from tui_agent.demo_site.anatomy import ANATOMY, ITEM, ITEM_LINK, LIST, PANEL
+from tui_agent.demo_site.anatomy import ANATOMY, CARD_LAYOUTS, ITEM, ITEM_LINK, LIST, PANEL
 
 # Reads fields the way a recipe does: the visible text of each selector, the link's href.
 # A field whose element is absent is left out; innerText and textContent must agree.
@@ -100,9 +100,11 @@ def test_catalog_is_deterministic_and_complete():
         "url": "/products/p-001",
     }
     assert {r["price"][0] for r in records} == {"$", "€", "£"}
-    for layout in LAYOUTS:
+    for layout in (*CARD_LAYOUTS, "late", "escape", "facets", "dropdown"):
         if layout not in ("filter", "missing"):
             assert ground_truth(layout) == records
+    assert ground_truth("rows") == records[:30]
+    assert ground_truth("prose")[0] == {"title": records[0]["title"], "url": "/prose/p-001"}
     assert ground_truth("panel", base_url="http://x:1")[5]["url"] == "http://x:1/products/p-006"
 
 

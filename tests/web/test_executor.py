@@ -566,3 +566,137 @@ def chromium_processes() -> set[int]:
         if pid == os.getpid():
             found.add(int(entry.name))
     return found
+
+
+# --- closing by a key, pagers with no selector of their own, clicks found by their text ------
+
+DIALOG_PAGE = """<!doctype html><meta charset="utf-8"><body><ul id="list">{items}</ul><script>
+document.getElementById("list").addEventListener("click", (event) => {{
+  const dialog = document.createElement("dialog");
+  dialog.innerHTML = "<h1>" + event.target.textContent + " details</h1>";
+  if ({stubborn}) dialog.addEventListener("cancel", (e) => e.preventDefault());
+  dialog.addEventListener("close", () => dialog.remove());
+  document.body.append(dialog);
+  dialog.showModal();
+}});
+</script>"""
+
+
+@pytest.mark.chromium
+@pytest.mark.parametrize("stubborn", [False, True], ids=["escape-closes", "nothing-closes"])
+async def test_details_closed_by_a_key_are_waited_for_until_gone(site, stubborn):
+    items = "".join(f"<li><button>Item {n}</button></li>" for n in range(1, 4))
+    recipe = json.loads(json.dumps(PANEL_RECIPE))
+    recipe["bindings"] |= {
+        "DETAILS_PANEL": "dialog",
+        "DETAILS_LOADED": {"exists": "dialog h1"},
+        "DETAILS_FIELDS": {"title": "h1"},
+        "CLOSE_DETAILS": {"key": "Escape"},
+    }
+    page = DIALOG_PAGE.format(items=items, stubborn="true" if stubborn else "false")
+    result = await run(recipe, site("dialog.html", page), max_items=2)
+    if not stubborn:
+        assert [i["title"] for i in result.items] == ["Item 1 details", "Item 2 details"]
+        assert result.warnings == []
+        return
+    assert [i["title"] for i in result.items] == ["Item 1 details"]
+    assert result.warnings[0] == (
+        'item 1 "Item 1": the details (dialog h1) were still shown 5 s after CLOSE_DETAILS '
+        "(PRESS Escape)"
+    )
+
+
+PAGER_PAGE = """<!doctype html><meta charset="utf-8"><ul class="jobs">{items}</ul>
+<div class="pager">{pager}</div>"""
+PAGED_RECIPE = {
+    "bindings": {
+        "LIST": "ul.jobs",
+        "LIST_ITEM": "ul.jobs > li",
+        "CLICK_BEHAVIOR": "inline",
+        "ITEM_FIELDS": {"title": ":scope"},
+        "NEXT_PAGE_BUTTON": "div.pager a",
+    },
+    "recipe": {
+        "id": "paged",
+        "name": "paged",
+        "commands": [
+            {"type": "WAIT_FOR", "target": "list"},
+            {
+                "type": "REPEAT",
+                "body": [
+                    {
+                        "type": "FOR_EACH_ITEM_IN_LIST",
+                        "body": [
+                            {"type": "EXTRACT_DETAILS"},
+                            {"type": "SAVE", "as": "item"},
+                            {"type": "MARK_DONE"},
+                        ],
+                    },
+                    {"type": "CLICK_IF_EXISTS", "target": "next_page"},
+                ],
+            },
+            {"type": "END"},
+        ],
+    },
+}
+
+
+def paged_site(site, pager) -> str:
+    """Three pages of two jobs; `pager(n)` is page n's pager markup."""
+    for n in (1, 2, 3):
+        items = "".join(f"<li>Job {n}.{i}</li>" for i in (1, 2))
+        url = site(f"p{n}.html", PAGER_PAGE.format(items=items, pager=pager(n)))
+    return url.replace("p3.html", "p1.html")
+
+
+@pytest.mark.chromium
+@pytest.mark.parametrize("binding", ["text", "numbered"])
+async def test_a_pager_without_selectors_of_its_own_is_followed_to_its_end(site, binding):
+    def pager(n: int) -> str:
+        if binding == "text":  # "Next" moves: first on page 1, second after "Previous" later
+            back = f'<a href="p{n - 1}.html">Previous</a> ' if n > 1 else ""
+            return back + (f'<a href="p{n + 1}.html">Next</a>' if n < 3 else "<span>Next</span>")
+        return " ".join(
+            f'<span class="current">{k}</span>' if k == n else f'<a href="p{k}.html">{k}</a>'
+            for k in (1, 2, 3)
+        )
+
+    recipe = json.loads(json.dumps(PAGED_RECIPE))
+    recipe["bindings"] |= (
+        {"NEXT_PAGE_TEXT": "Next"} if binding == "text" else {"NEXT_PAGE_NUMBERED": True}
+    )
+    result = await run(recipe, paged_site(site, pager))
+    assert [i["title"] for i in result.items] == [f"Job {n}.{i}" for n in (1, 2, 3) for i in (1, 2)]
+    assert (result.ended.status, result.ended.stopped_reason) == ("completed", "list_exhausted")
+    clicks = result.results("CLICK_IF_EXISTS")
+    assert [r.facts.get("page") for r in clicks] == [2, 3, None, None]  # the last: no items
+
+
+CHIPS_PAGE = """<!doctype html><meta charset="utf-8"><div class="chips"><button>All</button>
+<button>Garden</button><button>Kitchen</button></div><ul id="list"></ul><script>
+const all = ["Rake Garden", "Pot Kitchen", "Hose Garden", "Pan Kitchen"];
+const show = (kind) => setTimeout(() => {
+  document.getElementById("list").innerHTML = all.filter((n) => !kind || n.endsWith(kind))
+    .map((n) => "<li>" + n + "</li>").join("");
+}, 300);
+document.querySelectorAll(".chips button").forEach((b) => b.addEventListener("click",
+  () => show(b.textContent === "All" ? "" : b.textContent)));
+show("");
+</script>"""
+
+
+@pytest.mark.chromium
+async def test_a_button_found_by_its_text_filters_and_the_change_is_waited_for(site):
+    recipe = json.loads(json.dumps(PAGED_RECIPE))
+    del recipe["bindings"]["NEXT_PAGE_BUTTON"]
+    recipe["bindings"] |= {"LIST": "#list", "LIST_ITEM": "#list > li"}
+    recipe["recipe"]["commands"] = [
+        {"type": "WAIT_FOR", "target": "list"},
+        {"type": "CLICK", "selector": ".chips button", "text": "garden"},
+        {"type": "WAIT_FOR", "target": "list", "changed": True},
+        recipe["recipe"]["commands"][1]["body"][0],
+    ]
+    result = await run(recipe, site("chips.html", CHIPS_PAGE))
+    assert [i["title"] for i in result.items] == ["Rake Garden", "Hose Garden"]
+    [changed] = [r for r in result.results("WAIT_FOR") if "changed" in r.output]
+    assert changed.output.startswith("the list changed: 4 → 2 items")

@@ -155,16 +155,26 @@ async def test_an_option_the_page_lacks_gives_no_fragment_and_says_why(page, dem
 
 
 @in_chromium
-async def test_a_page_without_controls_gives_no_fragment(page, demo_site):
+async def test_a_page_whose_only_controls_are_links_filters_by_a_link(page, demo_site):
+    """The panel layout has no form: its sidebar's category links lead to that category's
+    products, so they filter; nothing there sorts or searches."""
     task = "Get 10 kitchen products sorted by price matching 'oak'"
     phase, _ = await generate(page, demo_site.url("panel"), task)
-    assert phase.fragments == []
-    assert phase.error == (
-        "FilterGenerator could not filter the list to 'kitchen': the page has no select "
-        "controls; SortGenerator could not sort the list by price, lowest first: the page has "
-        "no select controls; SearchGenerator could not search for 'oak': the page has no "
-        "text inputs"
+    [link] = phase.fragments
+    assert link.commands == [
+        {"type": "CLICK", "selector": "nav.sidebar a", "text": "Kitchen"},
+        {"type": "WAIT_FOR", "target": "list", "changed": True},
+    ]
+    kitchen = truth_titles(demo_site, category="kitchen")
+    assert link.evidence == f"240 -> {len(kitchen)} items, all Kitchen"
+    assert phase.error is not None
+    sort = "SortGenerator could not sort the list by price, lowest first: nothing on the page "
+    assert sort + "matches (found " in phase.error
+    assert "SearchGenerator could not search for 'oak': the page has no text inputs" in (
+        phase.error
     )
+    await run_fragments(page, demo_site.url("panel"), [link])
+    assert await page.locator(TITLES).all_inner_texts() == kitchen
 
 
 @in_chromium
@@ -381,3 +391,65 @@ def test_checks_say_what_is_wrong() -> None:
     assert check_sort("rating_asc", stars).ok
     assert not check_sort("rating_desc", stars).ok
     assert not check_sort("price_asc", [item("no price here")] * 3).ok
+
+
+def test_sort_and_filter_options_are_read_in_other_languages_and_with_arrows() -> None:
+    def buttons(*labels: str) -> Control:
+        options = tuple(Option(value=label, label=label, selector=f"b{n}") for n, label in
+                        enumerate(labels))  # fmt: skip
+        return Control(kind="buttons", selector="div.bar", label="", name="", options=options)
+
+    bar = buttons("Precio: de menor a mayor", "Precio: de mayor a menor", "Más recientes")
+    assert [o.label for _, o in sort_matches([bar], "price_asc")] == ["Precio: de menor a mayor"]
+    assert [o.label for _, o in sort_matches([bar], "price_desc")] == ["Precio: de mayor a menor"]
+    assert [o.label for _, o in sort_matches([bar], "date_desc")] == ["Más recientes"]
+    arrows = buttons("Price ↑", "Price ↓", "Top rated")
+    assert [o.label for _, o in sort_matches([arrows], "price_desc")] == ["Price ↓"]
+    assert [o.label for _, o in sort_matches([arrows], "rating_desc")] == ["Top rated"]
+    links = Control(
+        kind="links", selector="ul.facets", label="Category", name="",
+        options=(Option("/c/k", "Kitchen (60)", selector="ul.facets a", text="Kitchen (60)"),
+                 Option("/c/j", "Jardín (12)", selector="ul.facets a", text="Jardín (12)")),
+    )  # fmt: skip
+    assert [o.value for _, o in filter_matches([links], "jardín")] == ["/c/j"]
+    assert [o.value for _, o in filter_matches([links], "kitchen")] == ["/c/k"]
+    assert filter_matches([links, bar], "precio") == []  # a sort bar never filters
+
+
+@in_chromium
+async def test_the_dry_run_flags_an_item_that_reads_like_a_pager(browser, tmp_path):
+    from tui_agent.web.generate.dry_run import DryRun
+
+    rows = "".join(f"<tr><td><a href='/p/{n}'>Product {n}</a></td></tr>" for n in range(1, 3))
+    page = tmp_path / "rows.html"
+    page.write_text(
+        f"<meta charset='utf-8'><table><tbody>{rows}"
+        "<tr><td><a href='?p=0'>← Previous</a> | <a href='?p=2'>Next →</a></td></tr>"
+        "</tbody></table>"
+    )
+    recipe = parse_recipe(
+        {
+            "bindings": {"LIST_ITEM": "tbody > tr", "CLICK_BEHAVIOR": "inline"},
+            "recipe": {
+                "id": "rows",
+                "name": "rows",
+                "commands": [
+                    {
+                        "type": "FOR_EACH_ITEM_IN_LIST",
+                        "body": [
+                            {"type": "EXTRACT_DETAILS"},
+                            {"type": "SAVE", "as": "item"},
+                            {"type": "MARK_DONE"},
+                        ],
+                    }
+                ],
+            },
+        }
+    )
+    trial = DryRun(browser, page.as_uri(), recipe, items=5)
+    events = [event async for event in trial.run()]
+    assert trial.result.control_like == ["← Previous | Next →"]
+    assert warnings(events) == [
+        "dry run: an item looks like a page control, not an item: '← Previous | Next →' "
+        "(LIST_ITEM may match a pager or a menu)"
+    ]

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from support.requirements import in_chromium
 
-from tui_agent.demo_site import BATCH_SIZE, LAYOUTS
+from tui_agent.demo_site import BATCH_SIZE
 from tui_agent.demo_site.anatomy import ANATOMY, ITEM, LIST
 from tui_agent.web.probe import find_lists, list_finder, snapshot
 from tui_agent.web.probe import results as probe_results
@@ -32,7 +32,7 @@ async def loaded(page, url: str, layout: str) -> int:
 
 
 @in_chromium
-@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+@pytest.mark.parametrize("layout", sorted(name for name, a in ANATOMY.items() if a.item == ITEM))
 async def test_finds_the_product_list_on_every_layout(shared_page, demo_site, layout):
     expected = await loaded(shared_page, demo_site.url(layout), layout)
     found = await find_lists(shared_page)
@@ -93,3 +93,136 @@ def test_product_code_does_not_know_the_demo_site():
     for module in (list_finder, snapshot, probes, probe_scripts, probe_results):
         source = Path(module.__file__).read_text()
         assert not [name for name in demo_names if name in source], module.__name__
+
+
+# --- items spread over siblings, written in different styles ------------------------------
+
+HN = (
+    "<table><tbody>"
+    + "".join(
+        f"<tr class='athing' id='{i}'><td class='rank'>{i}.</td><td class='title'>"
+        f"<span class='titleline'><a href='/i/{i}'>Story number {i} about things</a></span>"
+        "</td></tr>"
+        f"<tr><td></td><td class='subtext'><span class='score'>{i * 3} points</span> by "
+        f"<a class='hnuser' href='/u/{i}'>user{i}</a> | <a href='/c/{i}'>{i} comments</a></td></tr>"
+        "<tr class='spacer'></tr>"
+        for i in range(1, 11)
+    )
+    + (
+        "<tr class='morespace'></tr><tr><td></td><td class='title'>"
+        "<a class='morelink' href='?p=2' rel='next'>More</a></td></tr></tbody></table>"
+    )
+)
+TABLEFUL = (
+    "<table border=1><tr><td><h1>Quotes</h1></td></tr>"
+    + "".join(
+        f"<tr><td style='padding-top: 2em;'>“Quote number {i} is wise and long enough” Author: "
+        f"Person {i} <a href='/author/{i}'>(about)</a></td></tr>"
+        f"<tr><td style='padding-bottom: 2em;'>Tags: <a href='/tag/a{i}'>a{i}</a> "
+        "<a href='/tag/b'>b</a></td></tr>"
+        for i in range(10)
+    )
+    + "<tr><td><a href='/page/2'>Next →</a></td></tr></table>"
+)
+CLASSLESS = (
+    "<table><tbody>"
+    + "".join(
+        f"<tr><td>{i}.</td><td><a href='/p/{i}'>Product {i} name here</a> <span>$1{i}.00</span>"
+        f"</td></tr><tr><td></td><td>Tags: <a href='/t/x'>x</a>, <a href='/t/y{i}'>y{i}</a>"
+        "</td></tr>"
+        for i in range(8)
+    )
+    + "<tr><td></td><td><a href='?p=0'>← Previous</a> | <a href='?p=2'>Next →</a></td></tr>"
+)
+CLASSLESS += "</tbody></table>"
+DEFINITIONS = (
+    "<dl>"
+    + "".join(
+        f"<dt><a href='/w/{i}'>Word {i}</a></dt><dd>Meaning of word {i} in detail</dd>"
+        + ("<dd>Also: other</dd>" if i % 2 else "")
+        for i in range(8)
+    )
+    + "</dl>"
+)
+HEADINGS = (
+    "<main><p>Intro text here.</p>"
+    + "".join(
+        f"<h2><a href='/a/{i}'>Article {i}</a></h2><p>Summary of article {i}, quite long text.</p>"
+        f"<p class='meta'>By author {i}</p>"
+        for i in range(6)
+    )
+    + "<div class='pager'><a href='?p=2'>Older posts</a></div></main>"
+)
+PAGER_ITEM = (
+    "<ul>"
+    + "".join(
+        f"<li><a href='/r/{i}'>Result {i} title</a><p>Snippet {i} text</p></li>" for i in range(7)
+    )
+    + "<li><a href='?p=2'>Next »</a></li></ul>"
+)
+
+RUNS = """([item, siblings]) => [...document.querySelectorAll(item)].map((el) => {
+  const out = [el];
+  for (let next = el.nextElementSibling; next; next = next.nextElementSibling) {
+    if (next.matches(item)) break;
+    if (typeof siblings === "number" ? out.length > siblings : !next.matches(siblings)) break;
+    out.push(next);
+  }
+  return out.map((m) => m.innerText.replace(/\\s+/g, " ").trim()).join(" / ");
+})"""
+"""Each item's elements, as LIST_ITEM and LIST_ITEM_SIBLINGS name them, as text."""
+
+
+@in_chromium
+@pytest.mark.parametrize(
+    ("html", "count", "first", "last"),
+    [
+        (HN, 10, "1. Story number 1 about things / 3 points by user1 | 1 comments / ", "10. Story"),
+        (TABLEFUL, 10, "“Quote number 0 is wise and long enough” Author: Person 0 (about) / "
+         "Tags: a0 b", "“Quote number 9"),
+        (CLASSLESS, 8, "0. Product 0 name here $10.00 / Tags: x, y0", "7. Product 7"),
+        (DEFINITIONS, 8, "Word 0 / Meaning of word 0 in detail", "Word 7 / Meaning"),
+        (HEADINGS, 6, "Article 0 / Summary of article 0, quite long text. / By author 0",
+         "Article 5"),
+    ],
+    ids=["hacker-news", "tableful", "classless-rows", "dt-dd", "heading-paragraphs"],
+)  # fmt: skip
+async def test_sibling_runs_are_one_item_each_and_the_pager_row_none(
+    shared_page, html, count, first, last
+):
+    await shared_page.set_content(html)
+    best = (await find_lists(shared_page))[0]
+    assert best.count == count and best.siblings is not None
+    assert "nth-" not in best.item
+    runs = await shared_page.evaluate(RUNS, [best.item, best.siblings])
+    assert len(runs) == count
+    assert runs[0] == first
+    assert runs[-1].startswith(last)
+    assert not any(word in run for run in runs for word in ("Next", "Previous", "More", "Older"))
+
+
+@in_chromium
+async def test_a_pager_item_among_the_items_is_left_out(shared_page):
+    await shared_page.set_content(PAGER_ITEM)
+    best = (await find_lists(shared_page))[0]
+    assert best.count == 7 and best.siblings is None
+    texts = await shared_page.locator(best.item).all_inner_texts()
+    assert not any("Next" in text for text in texts)
+
+
+@in_chromium
+async def test_menus_and_sidebars_are_weak_and_placed(shared_page):
+    await shared_page.set_content(
+        "<header><nav><ul>" + "".join(f"<li><a href='/{i}'>Menu {i}</a></li>" for i in range(8))
+        + "</ul></nav></header><main><div class='sidebar'><ul>"
+        + "".join(f"<li><a href='/t/{i}'>tag {i}</a></li>" for i in range(5))
+        + "</ul></div><section class='results'>"
+        + "".join(f"<article><h3><a href='/r/{i}'>Result {i} has a longer title</a></h3>"
+                  f"<p>About result {i}, in a sentence.</p></article>" for i in range(6))
+        + "</section></main>"
+    )  # fmt: skip
+    found = await find_lists(shared_page)
+    best = found[0]
+    assert best.item.endswith("article") and (best.place, best.weak) == ("main", False)
+    places = {c.place for c in found[1:]}
+    assert places <= {"navigation", "sidebar"} and all(c.weak for c in found[1:])

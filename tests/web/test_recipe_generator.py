@@ -12,7 +12,7 @@ import pytest
 from support.scripted_model import ScriptedModel, text
 
 from tui_agent.demo_site import FIELDS
-from tui_agent.demo_site.anatomy import ANATOMY, ITEM, ITEM_LINK, LIST, PANEL
+from tui_agent.demo_site.anatomy import ANATOMY, CARD_LAYOUTS, ITEM, ITEM_LINK, LIST, PANEL
 from tui_agent.events import Event, ItemsExtracted, LLMCall, Log, ToolCall, ToolResult
 from tui_agent.llm.client import LLM, RetryPolicy
 from tui_agent.web.browser import Browser
@@ -131,7 +131,7 @@ async def extract(browser: Browser, url: str, generator: RecipeGenerator) -> lis
 # --- offline, every layout -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("layout", list(ANATOMY))
+@pytest.mark.parametrize("layout", CARD_LAYOUTS)
 async def test_the_offline_recipe_is_dry_run_accepted_and_extracts_the_ground_truth(
     browser, demo_site, layout
 ):
@@ -341,7 +341,8 @@ async def test_a_model_recipe_blocked_by_a_modal_is_repaired_with_close_details(
     assert server.remaining == 0
     assert generator.error is None and generator.recipe is not None
     close = ANATOMY["modal"].close
-    assert close == generator.recipe.bindings.CLOSE_DETAILS
+    assert generator.recipe.bindings.CLOSE_DETAILS is not None
+    assert close == generator.recipe.bindings.CLOSE_DETAILS.selector
     [first] = [w for w in warnings(events) if w.startswith("dry run 1 failed")]
     assert "could not be clicked within 1 s" in first
     assert "items skipped: stopped" in first  # not one click timeout per item of 240

@@ -251,3 +251,40 @@ def test_the_example_recipes_in_the_repository_are_valid():
     assert len(files) == 11
     for path in files:
         assert isinstance(load_recipe(path), RecipeFile)
+
+
+def test_the_bindings_for_real_sites_validate_and_write_back_as_given():
+    data = minimal(
+        LIST_ITEM_SIBLINGS="tr:has(span)",
+        NEXT_PAGE_BUTTON="table.listing a",
+        NEXT_PAGE_TEXT="Next →",
+        CLOSE_DETAILS={"key": "Escape"},
+        DETAILS_FIELDS={"año": {"selector": "p", "prefix": "Año:"}},
+        DETAILS_SCHEMA={"price": "the price"},
+    )
+    recipe = parse_recipe(data)
+    assert recipe.bindings.CLOSE_DETAILS is not None
+    assert recipe.bindings.CLOSE_DETAILS.describe() == "PRESS Escape"
+    assert recipe.bindings.DETAILS_FIELDS["año"].prefix == "Año:"
+    assert recipe.to_json()["bindings"] == data["bindings"]
+    counted = parse_recipe(minimal(LIST_ITEM_SIBLINGS=2, CLOSE_DETAILS=".close"))
+    assert counted.bindings.LIST_ITEM_SIBLINGS == 2
+    assert counted.to_json()["bindings"]["CLOSE_DETAILS"] == ".close"  # a plain selector
+    for bad, message in (
+        ({"LIST_ITEM_SIBLINGS": 0}, "LIST_ITEM_SIBLINGS"),
+        ({"CLOSE_DETAILS": {"key": "Escape", "selector": ".x"}}, 'exactly one of "selector"'),
+        ({"CLOSE_DETAILS": {}}, 'exactly one of "selector"'),
+    ):
+        with pytest.raises(RecipeError, match=message):
+            parse_recipe(minimal(**bad))
+
+
+def test_new_command_options_validate_their_shape():
+    changed = WaitFor.model_validate({"type": "WAIT_FOR", "target": "list", "changed": True})
+    assert changed.changed
+    with pytest.raises(ValueError, match='"changed" only goes with target "list"'):
+        WaitFor.model_validate({"type": "WAIT_FOR", "target": "page", "changed": True})
+    with pytest.raises(ValueError, match='"text" needs a "selector"'):
+        Click.model_validate({"type": "CLICK", "text": "Garden"})
+    click = Click.model_validate({"type": "CLICK", "selector": ".chips a", "text": "Garden"})
+    assert click.arguments() == {"type": "CLICK", "selector": ".chips a", "text": "Garden"}

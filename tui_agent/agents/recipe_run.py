@@ -2,7 +2,9 @@
 
 Events: SessionStarted (kind "scrape"), the "load" and "list" phases, a ToolCall / ToolResult
 per command, one ItemsExtracted per item as it is saved, soft failures as warnings, then
-OutputAnalyzed over every item and SessionEnded (max_items, list_exhausted or error).
+OutputAnalyzed over every item and SessionEnded: completed (max_items, list_exhausted), failed
+(error; the items saved are kept) or, when the page failed after items were saved (the next
+page shows no list, a page-level step fails), partial (error, with the reason).
 """
 
 from __future__ import annotations
@@ -25,8 +27,11 @@ from tui_agent.events import (
     SessionStarted,
 )
 from tui_agent.web.browser import Browser, BrowserError, check_reachable, check_url, find_chromium
+from tui_agent.web.page_wait import WAIT_CAP
 from tui_agent.web.recipe import (
     BrowserGone,
+    DetailsCache,
+    DetailsParser,
     HardFailure,
     RecipeError,
     RecipeExecutor,
@@ -35,6 +40,8 @@ from tui_agent.web.recipe import (
 )
 
 LOAD_TIMEOUT_MS = 30_000
+MAX_WAIT = 600.0
+"""The longest --wait accepted (seconds)."""
 
 
 def recipe_started(
@@ -60,8 +67,11 @@ async def run_recipe(
     *,
     max_items: int | None = None,
     executable: str | None = None,
+    wait: float = WAIT_CAP,
+    parser: DetailsParser | None = None,
 ) -> AsyncIterator[Event]:
-    """The events of one run of `recipe` on `url`, in a Chromium of its own."""
+    """The events of one run of `recipe` on `url`, in a Chromium of its own (`parser`: the
+    model that reads DETAILS_SCHEMA's fields when the recipe asks for it)."""
     browser = Browser(executable)
     try:
         yield PhaseStarted(phase="load", detail=url)
@@ -84,7 +94,12 @@ async def run_recipe(
             summary=f'"{await page.title()}" (HTTP {status})' if status else page.url,
         )
         executor = RecipeExecutor(
-            page, recipe, max_items=max_items, crashed=lambda: browser.crashed
+            page,
+            recipe,
+            max_items=max_items,
+            crashed=lambda: browser.crashed,
+            wait=wait,
+            parser=parser,
         )
         async for event in extract_phase(executor):
             yield event
@@ -101,7 +116,7 @@ async def extract_phase(executor: RecipeExecutor) -> AsyncIterator[Event]:
         async for event in executor.run():
             yield event
     except HardFailure as exc:
-        failure = Error(message=str(exc), kind="RecipeFailed")
+        failure = Error(message=_on_page(str(exc), executor), kind="RecipeFailed")
     except BrowserGone as exc:
         failure = Error(message=f"{exc}; {len(executor.items)} items kept", kind="BrowserGone")
     summary = (
@@ -114,7 +129,10 @@ async def extract_phase(executor: RecipeExecutor) -> AsyncIterator[Event]:
     if failure is not None:
         yield failure
     yield OutputAnalyzed(analysis=analyze_output(executor.items))
-    if failure is not None:
+    if failure is not None and failure.kind == "RecipeFailed" and executor.items:
+        kept = f"{len(executor.items)} items kept; {failure.message}"
+        yield SessionEnded(status="partial", stopped_reason="error", summary=kept)
+    elif failure is not None:
         yield SessionEnded(status="failed", stopped_reason="error", summary=failure.message)
     else:
         yield SessionEnded(
@@ -122,18 +140,43 @@ async def extract_phase(executor: RecipeExecutor) -> AsyncIterator[Event]:
         )
 
 
+def _on_page(message: str, executor: RecipeExecutor) -> str:
+    """A failure's message, saying on which page of the list it happened (past the first)."""
+    if executor.pages > 1 and not message.startswith("page "):
+        return f"page {executor.pages}: {message}"
+    return message
+
+
 def recipe_session(
-    recipe_path: Path, url: str, *, max_items: int | None = None, settings: Settings
+    recipe_path: Path,
+    url: str,
+    *,
+    max_items: int | None = None,
+    settings: Settings,
+    wait: float = WAIT_CAP,
 ) -> tuple[SessionStarted, AsyncIterator[Event]]:
     """A recipe session ready to record: its SessionStarted and its events.
 
-    The recipe, the URL (well formed and reachable), --max-items and the browser setting are
-    checked now, so bad input is a RecipeError / BrowserError before anything is recorded.
+    The recipe, the URL (well formed and reachable), --max-items, --wait and the browser
+    setting are checked now, so bad input is a RecipeError / BrowserError before anything is
+    recorded. A recipe that parses the details with a model uses the configured model (and
+    the details cache beside the database); without one its items keep their text unparsed.
     """
     recipe = load_recipe(recipe_path)
     if max_items is not None and max_items < 1:
         raise RecipeError(f"--max-items must be at least 1, got {max_items}")
+    if not 0 < wait <= MAX_WAIT:
+        raise RecipeError(f"--wait must be more than 0 and at most {MAX_WAIT:g} seconds")
     check_reachable(check_url(url))
     executable = settings.chromium or find_chromium()
+    parser = None
+    if recipe.bindings.DETAILS_SCHEMA and settings.model:
+        from tui_agent.llm.client import LLM
+
+        llm = LLM(settings.model, api_base=settings.api_base)
+        parser = DetailsParser(llm, DetailsCache(Path(settings.db).parent / "details-cache"))
     started = recipe_started(recipe, url, max_items, recipe_path)
-    return started, run_recipe(recipe, url, max_items=max_items, executable=executable)
+    events = run_recipe(
+        recipe, url, max_items=max_items, executable=executable, wait=wait, parser=parser
+    )
+    return started, events

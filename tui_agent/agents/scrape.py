@@ -5,8 +5,15 @@ page), "plan" (the offline planner, and with a model the StrategyPlanner given t
 findings as hints; every probe a ToolCall / ToolResult), "generators" (filter / sort / search
 fragments, only when the strategy asks for them), "recipe" (bindings + commands, dry-run on two
 items, one repair) and "list" (the recipe executor; items stream into the table). The strategy
-and the recipe are recorded as Artifacts; the recipe can be saved for `tui-agent recipe run`,
-which needs no model.
+and the recipe are recorded as Artifacts (the strategy again, as version 2, once generators
+proved fragments: it then carries them as {filterTarget, filterOption, fragment} JSON); the
+recipe can be saved for `tui-agent recipe run`, which needs no model.
+
+Every wait for a page to render (after load, clicks and page changes) is capped by `wait`
+seconds and shown as it goes. A task in a language the offline patterns do not read is read by
+the model when there is one; with a model, details no selector names are parsed into fields
+by it (see recipe.details_parser). A next page that fails after items were saved ends the
+session "partial", keeping them.
 """
 
 from __future__ import annotations
@@ -21,7 +28,7 @@ from urllib.parse import urlparse
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-from tui_agent.agents.recipe_run import LOAD_TIMEOUT_MS, extract_phase
+from tui_agent.agents.recipe_run import LOAD_TIMEOUT_MS, MAX_WAIT, extract_phase
 from tui_agent.config import ConfigError, Settings
 from tui_agent.events import (
     Artifact,
@@ -36,9 +43,20 @@ from tui_agent.events import (
 from tui_agent.llm.client import LLM
 from tui_agent.web.browser import Browser, BrowserError, check_reachable, check_url, find_chromium
 from tui_agent.web.generate import GeneratorPhase, RecipeGenerator
-from tui_agent.web.plan import Fragment, OfflinePlanner, Strategy, StrategyPlanner, parse_intent
+from tui_agent.web.page_wait import WAIT_CAP
+from tui_agent.web.plan import (
+    Fragment,
+    OfflinePlanner,
+    Strategy,
+    StrategyPlanner,
+    TaskIntent,
+    intent_prompt,
+    known_language,
+    parse_intent,
+    read_intent,
+)
 from tui_agent.web.probe import Probes
-from tui_agent.web.recipe import RecipeExecutor, RecipeFile
+from tui_agent.web.recipe import DetailsCache, DetailsParser, RecipeExecutor, RecipeFile
 
 PlannerChoice = Literal["auto", "llm", "offline"]
 PLANNERS: tuple[PlannerChoice, ...] = ("auto", "llm", "offline")
@@ -63,12 +81,16 @@ def scrape_session(
     planner: PlannerChoice = "auto",
     save_recipe: Path | None = None,
     max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
+    wait: float = WAIT_CAP,
+    parse_details: bool = False,
 ) -> tuple[SessionStarted, AsyncIterator[Event]]:
     """A scrape session ready to record: its SessionStarted and its events.
 
+    `wait` caps (seconds) each wait for the page to render; `parse_details` has the model read
+    named fields from the details' text even when selectors name some (with a model only).
     Bad input is refused now, before anything is recorded: an empty task, a bad or unreachable
     URL, `--planner llm` without a model, a model without its API key, an unwritable
-    --save-recipe folder (ConfigError, BrowserError, LLMError).
+    --save-recipe folder, a wait out of range (ConfigError, BrowserError, LLMError).
     """
     if not task.strip():
         raise ConfigError("the task is empty: say what to extract, e.g. 'Extract 20 items'")
@@ -78,6 +100,15 @@ def scrape_session(
         raise ConfigError(f"--max-items must be at least 1, got {max_items}")
     if max_tool_calls < 1:
         raise ConfigError("the tool-call cap must be at least 1")
+    if not 0 < wait <= MAX_WAIT:
+        raise ConfigError(
+            f"--wait must be more than 0 and at most {MAX_WAIT:g} seconds, got {wait:g}"
+        )
+    if parse_details and (planner == "offline" or not settings.model):
+        raise ConfigError(
+            "--parse-details needs a model: pass --model or set TUI_AGENT_MODEL "
+            "(and not --planner offline)"
+        )
     if planner == "llm" and not settings.model:
         raise ConfigError("--planner llm needs a model: pass --model or set TUI_AGENT_MODEL")
     if save_recipe is not None and not Path(save_recipe).resolve().parent.is_dir():
@@ -89,7 +120,8 @@ def scrape_session(
         if planner != "offline" and settings.model
         else None
     )
-    limit = max_items if max_items is not None else parse_intent(task).max_items
+    intent = parse_intent(task)
+    limit = max_items if max_items is not None else intent.max_items
     started = SessionStarted(
         kind="scrape",
         title=f"scrape {urlparse(url).netloc or url}: {task.strip()}",
@@ -100,6 +132,8 @@ def scrape_session(
             "max_items": limit,
             "planner": planner if llm or planner == "offline" else "offline",
             "save_recipe": str(save_recipe) if save_recipe else None,
+            "wait": wait,
+            "parse_details": parse_details,
         },
         test_context={"url": url, "task": task},
     )
@@ -109,10 +143,19 @@ def scrape_session(
         llm=llm,
         offline_first=planner != "llm",
         max_items=limit,
+        max_items_given=max_items is not None,
         save_recipe=save_recipe,
         max_tool_calls=max_tool_calls,
+        wait=wait,
+        parse_details=parse_details,
+        cache=details_cache(settings),
     )
     return started, agent.run(executable)
+
+
+def details_cache(settings: Settings) -> DetailsCache:
+    """Where parsed details are kept: beside the session database."""
+    return DetailsCache(Path(settings.db).parent / "details-cache")
 
 
 class ScrapeAgent:
@@ -126,16 +169,25 @@ class ScrapeAgent:
         llm: LLM | None,
         offline_first: bool = True,
         max_items: int | None,
+        max_items_given: bool = False,
         save_recipe: Path | None = None,
         max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
+        wait: float = WAIT_CAP,
+        parse_details: bool = False,
+        cache: DetailsCache | None = None,
     ) -> None:
         self.url = url
         self.task = task
         self.llm = llm
         self.offline_first = offline_first or llm is None
         self.max_items = max_items
+        self.max_items_given = max_items_given
         self.save_recipe = save_recipe
         self.max_tool_calls = max_tool_calls
+        self.wait = wait
+        self.parse_details = parse_details
+        self.parser = DetailsParser(llm, cache) if llm is not None and cache is not None else None
+        self.intent: TaskIntent = parse_intent(task)
         self.strategy: Strategy | None = None
         self.recipe: RecipeFile | None = None
 
@@ -164,6 +216,8 @@ class ScrapeAgent:
             raise
         summary = f'"{await page.title()}" ({page.url})'
         yield PhaseFinished(phase="load", duration=time.monotonic() - began, summary=summary)
+        async for event in self._read_task():
+            yield event
         async for event in self._timed("plan", self.task, self._plan(page)):
             yield event
         strategy = self.strategy
@@ -172,13 +226,23 @@ class ScrapeAgent:
         if strategy.needed_generators:
             needed = list(strategy.needed_generators)
             generators = GeneratorPhase(
-                page, self.url, self.task, needed, item_selector=strategy.list_item, llm=self.llm
+                page,
+                self.url,
+                self.task,
+                needed,
+                item_selector=strategy.list_item,
+                item_siblings=strategy.list_item_siblings,
+                llm=self.llm,
+                intent=self.intent,
+                wait=self.wait,
             )
             async for event in self._timed("generators", ", ".join(needed), generators.run()):
                 yield event
             fragments = generators.fragments
             if generators.error:
                 yield Log(level="warning", message=generators.error)
+            if fragments:
+                yield self._strategy_with(strategy, fragments)
         recipe_work = self._recipe(browser, strategy, fragments)
         async for event in self._timed("recipe", "bindings + commands, dry run", recipe_work):
             yield event
@@ -186,7 +250,12 @@ class ScrapeAgent:
         await page.context.close()
         run_page = await self._open(browser)
         executor = RecipeExecutor(
-            run_page, self.recipe, max_items=self.max_items, crashed=lambda: browser.crashed
+            run_page,
+            self.recipe,
+            max_items=self.max_items,
+            crashed=lambda: browser.crashed,
+            wait=self.wait,
+            parser=self.parser,
         )
         async for event in extract_phase(executor):
             yield event
@@ -228,14 +297,60 @@ class ScrapeAgent:
             raise _Failed(f"{message}: not a page to plan on", "PageLoadError")
         return page
 
+    async def _read_task(self) -> AsyncIterator[Event]:
+        """The task's intent: read offline in the languages the patterns know; by the model
+        (when there is one) for a task in another language."""
+        if self.llm is None or known_language(self.task):
+            return
+        reply = await self.llm.complete(
+            intent_prompt(self.task), want_json=True, purpose="task intent"
+        )
+        yield reply.call
+        intent = read_intent(reply.text)
+        if intent is None:
+            yield Log(
+                level="warning",
+                message=f"the model's reading of the task is not usable ({reply.text[:80]!r}): "
+                f"reading it offline ({self.intent.describe()})",
+            )
+            return
+        self.intent = intent
+        if not self.max_items_given and intent.max_items is not None:
+            self.max_items = intent.max_items
+        yield Log(message=f"task intent (read by the model): {intent.describe()}")
+
+    def _strategy_with(self, strategy: Strategy, fragments: list[Fragment]) -> Artifact:
+        """The strategy again, now carrying the verified fragments in the FilterGenerator's
+        JSON shape ({filterTarget, filterOption, fragment})."""
+        shapes = [
+            {"generator": fragment.generator, **fragment.to_spec_json()} for fragment in fragments
+        ]
+        content = (
+            strategy.to_markdown()
+            + "\n### GENERATOR FRAGMENTS\n```json\n"
+            + json.dumps(shapes, indent=2, ensure_ascii=False)
+            + "\n```\n"
+        )
+        described = "; ".join(fragment.description for fragment in fragments)
+        return Artifact(
+            name="strategy",
+            content=content,
+            format="markdown",
+            version=2,
+            origin="generators (verified fragments)",
+            summary=f"{_strategy_summary(strategy)} · {described}",
+        )
+
     async def _plan(self, page: Page) -> AsyncIterator[Event]:
         """The offline planner (unless --planner llm), then the model given its findings."""
-        probes = Probes(page)
+        probes = Probes(page, wait=self.wait)
         strategy: Strategy | None = None
         origin = output = ""
         why = "the offline planner found no list to extract"
         if self.offline_first:
-            offline = OfflinePlanner(probes, self.task, self.url)
+            offline = OfflinePlanner(
+                probes, self.task, self.url, wait=self.wait, intent=self.intent
+            )
             async for event in offline.run():
                 yield event
             strategy, origin, output = offline.strategy, "offline planner", offline.output
@@ -286,6 +401,9 @@ class ScrapeAgent:
             fragments=fragments,
             max_items=self.max_items,
             llm=self.llm,
+            wait=self.wait,
+            parser=self.parser,
+            parse_details=self.parse_details,
         )
         async for event in generator.run():
             yield event

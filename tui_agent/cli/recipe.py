@@ -7,7 +7,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tui_agent.cli.common import UsageError, add_output_options, record_session
+from tui_agent.cli.common import (
+    UsageError,
+    add_api_base_option,
+    add_output_options,
+    record_session,
+)
 from tui_agent.config import Settings
 
 
@@ -30,6 +35,14 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         metavar="N",
         help="stop after N items (overrides the recipe's config.maxItems)",
     )
+    run.add_argument(
+        "--wait",
+        type=float,
+        default=15.0,
+        metavar="S",
+        help="wait at most S seconds for a page to render after load and page changes (15)",
+    )
+    add_api_base_option(run)
     add_output_options(run)
     run.set_defaults(handler=cmd_run)
 
@@ -51,7 +64,9 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
 
     if args.max_items is not None and args.max_items < 1:
         raise UsageError("--max-items must be at least 1")
+    if args.api_base:
+        settings = settings.model_copy(update={"api_base": args.api_base})
     started, agent = recipe_session(
-        args.recipe, args.url, max_items=args.max_items, settings=settings
+        args.recipe, args.url, max_items=args.max_items, settings=settings, wait=args.wait
     )
     return record_session(settings, started, agent, args.output)

@@ -43,6 +43,20 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         metavar="N",
         help="probe calls the model planner may make (16)",
     )
+    scrape.add_argument(
+        "--wait",
+        type=float,
+        default=15.0,
+        metavar="S",
+        help="wait at most S seconds for the page to render (its content and requests quiet) "
+        "after load, clicks and page changes (15)",
+    )
+    scrape.add_argument(
+        "--parse-details",
+        action="store_true",
+        help="have the model read named fields from each item's details text, even when "
+        "selectors name some (needs a model; without this it does so only when none do)",
+    )
     add_api_base_option(scrape)
     add_output_options(scrape)
     scrape.set_defaults(handler=cmd_scrape)
@@ -65,5 +79,7 @@ def cmd_scrape(args: argparse.Namespace, settings: Settings) -> int:
         planner=args.planner,
         save_recipe=args.save_recipe,
         max_tool_calls=args.max_tool_calls,
+        wait=args.wait,
+        parse_details=args.parse_details,
     )
     return record_session(settings, started, agent, args.output)

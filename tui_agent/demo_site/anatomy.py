@@ -38,7 +38,8 @@ ClickBehavior = Literal["shows_panel", "navigates", "inline"]
 class Anatomy:
     """One layout's page: what a click does, where details appear, and its list controls."""
 
-    click_behavior: ClickBehavior
+    click_behavior: ClickBehavior | None
+    """None: the items show every field, nothing to click."""
     details: str
     """The details container: PANEL, PRODUCT_PAGE, MODAL, or INLINE_DETAILS (inside the item)."""
     details_loaded: str
@@ -53,6 +54,11 @@ class Anatomy:
     """Shown until the list is there (slow)."""
     close: str | None = None
     """Closes the details, which block the list until it is clicked (modal)."""
+    close_key: str | None = None
+    """The key that closes the details when no control does (escape)."""
+    list: str = LIST
+    item: str = ITEM
+    """The list and its items (an item's first element when it spans several)."""
     extra: dict[str, str] = field(default_factory=dict)
 
 
@@ -125,3 +131,79 @@ ANATOMY: dict[str, Anatomy] = {
     ),
 }
 """Layout -> its anatomy; details_fields of inline are relative to the item."""
+
+CARD_LAYOUTS = tuple(ANATOMY)
+"""The shop's layouts of product cards (`ul.product-list > li.card`), one behaviour each."""
+ROWS_ITEM = "table.listing tbody > tr:has(span.price)"
+"""The `rows` layout's items: each title row, followed by its seller-and-tags row."""
+
+ANATOMY |= {
+    "late": Anatomy(
+        click_behavior=None,
+        details="",
+        details_loaded="",
+        details_fields={},
+        card_fields=FULL_CARD_FIELDS,
+    ),
+    "rows": Anatomy(
+        click_behavior="navigates",
+        details=PRODUCT_PAGE,
+        details_loaded=f"{PRODUCT_PAGE} .field-title",
+        details_fields={name: f"{PRODUCT_PAGE} {css}" for name, css in DETAIL_FIELDS.items()},
+        card_fields={"title": "td > a", "price": "span.price"},
+        list="table.listing tbody",
+        item=ROWS_ITEM,
+        extra={"pager_row": "table.listing tbody > tr:last-child", "sidebar": "td.sidebar"},
+    ),
+    "es": Anatomy(
+        click_behavior="navigates",
+        details="div.ficha",
+        details_loaded="div.ficha h1",
+        details_fields={"title": "div.ficha h1"},
+        card_fields={"title": "h2 > a"},
+        list="div.productos",
+        item="article.producto",
+        extra={"category": "select[name=categoria]", "sort_links": "p.ordenar a"},
+    ),
+    "facets": Anatomy(
+        click_behavior=None,
+        details="",
+        details_loaded="",
+        details_fields={},
+        card_fields=FULL_CARD_FIELDS,
+        extra={
+            "category_links": "ul.facet-links a",
+            "tags": "input[name=tag]",
+            "sort_buttons": "button[data-sort]",
+        },
+    ),
+    "dropdown": Anatomy(
+        click_behavior=None,
+        details="",
+        details_loaded="",
+        details_fields={},
+        card_fields=FULL_CARD_FIELDS,
+        extra={
+            "toggle": "button.picker-toggle",
+            "menu": "#category-menu",
+            "radios": "input[name=order]",
+        },
+    ),
+    "escape": Anatomy(
+        click_behavior="shows_panel",
+        details="dialog.quick-look",
+        details_loaded="dialog.quick-look .field-title",
+        details_fields={name: f"dialog.quick-look {css}" for name, css in DETAIL_FIELDS.items()},
+        card_fields=SUMMARY_CARD_FIELDS,
+        close_key="Escape",
+    ),
+    "prose": Anatomy(
+        click_behavior="navigates",
+        details="article",
+        details_loaded="article h1",
+        details_fields={"title": "article h1"},
+        card_fields={"title": "a"},
+        list="ul.stories",
+        item="ul.stories > li",
+    ),
+}

@@ -9,7 +9,7 @@ absolute, as `element.href` gives it).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
 
@@ -49,6 +49,18 @@ LAYOUTS: dict[str, str] = {
     "missing": "Some products lack some fields: those elements are absent from the page.",
     "modal": "Click a product: its details open in a dialog over a backdrop that blocks the "
     "list; only its close button closes it (not Escape).",
+    "late": "No spinner: the page waits on a slow request, then fills the list 3-5 s after load.",
+    "rows": "A table: each product is a title row plus a row of seller and tag links; pages "
+    "of 10 behind a '← Previous | Next →' row (no class, no rel); a sidebar cell of tags.",
+    "es": "A Spanish shop: 'Precio:', 'Categoría:', 'Año de publicación:' labels, a category "
+    "select and sort links.",
+    "facets": "Category links, tag checkboxes and sort buttons; tags and sorts re-render the "
+    "list by script.",
+    "dropdown": "A category dropdown that opens on click (not a <select>) and sort radio buttons.",
+    "escape": "Click a product: its details open in a dialog with no close button; only Escape "
+    "closes it.",
+    "prose": "Each product's page tells its details in sentences, with no labels or classes: "
+    "only a model reads fields from it.",
 }
 """Layout name -> what it demonstrates; each is served at /<name>."""
 
@@ -194,10 +206,23 @@ def _product(index: int) -> Product:
 PRODUCTS: tuple[Product, ...] = tuple(_product(index) for index in range(PRODUCT_COUNT))
 BY_SLUG: dict[str, Product] = {product.slug: product for product in PRODUCTS}
 PAGE_COUNT = -(-PRODUCT_COUNT // PAGE_SIZE)
+ROWS_PAGE_SIZE = 10
+ROWS_PAGES = 3
+"""The `rows` layout shows the first 30 products, 10 a page."""
+LATE_WAIT_MS = 1500
+"""How long the `late` layout's script waits before it asks for its list..."""
+LATE_API_DELAY_MS = 2500
+"""...and how long the server then takes to answer (no spinner meanwhile)."""
+PROSE_FACTS = ("price", "seller", "date", "rating")
+"""The fields the `prose` layout's detail page tells in sentences."""
 
 QUERY_KEYS: dict[str, tuple[str, ...]] = {
     "pagination": ("page",),
     "filter": ("category", "sort", "q"),
+    "rows": ("p",),
+    "es": ("categoria", "orden"),
+    "facets": ("category", "tag", "sort"),
+    "dropdown": ("category", "sort"),
 }
 """The query parameters each layout understands (the others take none)."""
 
@@ -262,7 +287,38 @@ def listing(layout: str, query: Mapping[str, str | int] | None = None) -> list[P
     if layout == "pagination" and "page" in query:
         start = (page_number(query["page"]) - 1) * PAGE_SIZE
         return list(PRODUCTS[start : start + PAGE_SIZE])
+    if layout == "rows":
+        shown = PRODUCTS[: ROWS_PAGE_SIZE * ROWS_PAGES]
+        if "p" not in query:
+            return list(shown)
+        start = (rows_page(query["p"]) - 1) * ROWS_PAGE_SIZE
+        return list(shown[start : start + ROWS_PAGE_SIZE])
+    if layout == "es":
+        return filtered(
+            category=_known(str(query.get("categoria", "")), CATEGORIES, "categoria"),
+            sort=_known(str(query.get("orden", "")), SORTS, "orden"),
+        )
+    if layout in ("facets", "dropdown"):
+        tag = str(query.get("tag", ""))
+        if tag and tag not in TAGS:
+            raise DemoSiteError(f"unknown tag {tag!r} (one of: {', '.join(TAGS)})")
+        chosen = filtered(category=str(query.get("category", "")), sort=str(query.get("sort", "")))
+        return [product for product in chosen if not tag or tag in product.tags]
     return list(PRODUCTS)
+
+
+def _known(value: str, allowed: Collection[str], key: str) -> str:
+    if value and value not in allowed:
+        raise DemoSiteError(f"unknown {key} {value!r} (one of: {', '.join(allowed)})")
+    return value
+
+
+def rows_page(value: str | int | None) -> int:
+    """The `rows` page asked for (1 when absent)."""
+    text = "1" if value in (None, "") else str(value)
+    if not text.isdigit() or not 1 <= int(text) <= ROWS_PAGES:
+        raise DemoSiteError(f"p must be 1..{ROWS_PAGES}, got {text!r}")
+    return int(text)
 
 
 def ground_truth(layout: str, *, base_url: str = "", **query: str | int) -> list[dict[str, str]]:
@@ -271,7 +327,68 @@ def ground_truth(layout: str, *, base_url: str = "", **query: str | int) -> list
     `base_url` (e.g. DemoSite.base_url) is prefixed to each `url`; query values are the URL's
     (`page` for pagination; `category`, `sort`, `q` for filter).
     """
-    records = [product.fields(layout) for product in listing(layout, query)]
+    products = listing(layout, query)
+    if layout == "es":
+        records = [spanish_record(product) for product in products]
+    elif layout == "prose":
+        records = [{"title": p.title, "url": prose_path(p)} for p in products]
+    else:
+        records = [product.fields(layout) for product in products]
     for record in records:
         record["url"] = base_url + record["url"]
     return records
+
+
+def prose_facts(product: Product) -> dict[str, str]:
+    """What the `prose` layout's detail page says only in sentences (read by a model)."""
+    fields = product.fields()
+    return {name: fields[name] for name in PROSE_FACTS}
+
+
+def prose_path(product: Product) -> str:
+    return f"/prose/{product.slug}"
+
+
+# -- the Spanish shop (`es`) -----------------------------------------------------------------
+
+CATEGORIES_ES = {"kitchen": "Cocina", "home": "Hogar", "outdoor": "Exterior", "office": "Oficina"}
+NOUNS_ES = {
+    "Kettle": "hervidor", "Skillet": "sartén", "Lamp": "lámpara", "Vase": "jarrón",
+    "Lantern": "farol", "Backpack": "mochila", "Notebook": "cuaderno", "Desk Tray": "bandeja",
+}  # fmt: skip
+MATERIALS_ES = {
+    "Oak": "roble", "Copper": "cobre", "Linen": "lino", "Walnut & Brass": "nogal y latón",
+    "Ceramic": "cerámica", "Steel": "acero", "Bamboo": "bambú",
+}  # fmt: skip
+PHRASES_ES = (
+    "hecho para durar años",
+    "acabado a mano en pequeñas series",
+    "se envía en dos días laborables",
+    "fácil de limpiar y reparar",
+    "uno de los favoritos de nuestros clientes",
+    "con embalaje reciclado",
+    "ligero para llevarlo a todas partes",
+    "diseñado en nuestro propio taller",
+    "con dos años de garantía",
+)
+ES_FIELDS = (
+    "title", "precio", "categoría", "año_de_publicación", "vendedor", "descripción", "url"
+)  # fmt: skip
+"""The Spanish shop's records: the field names its labels give."""
+
+
+def spanish_record(product: Product) -> dict[str, str]:
+    """A product as the Spanish shop shows it (prices "12,50 €", Spanish words)."""
+    index = product.number - 1
+    noun = next(es for en, es in NOUNS_ES.items() if product.title.endswith(en))
+    material = next(es for en, es in MATERIALS_ES.items() if f" {en} " in f" {product.title} ")
+    amount = f"{product.cents // 100},{product.cents % 100:02d}"
+    return {
+        "title": product.title,
+        "precio": f"{amount} {CURRENCY_SYMBOLS[product.currency]}",
+        "categoría": CATEGORIES_ES[product.category],
+        "año_de_publicación": str(2014 + (product.number * 3) % 11),
+        "vendedor": product.seller,
+        "descripción": f"{noun.capitalize()} de {material}, {PHRASES_ES[index % len(PHRASES_ES)]}.",
+        "url": f"/es/productos/{product.slug}",
+    }

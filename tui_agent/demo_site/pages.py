@@ -6,7 +6,7 @@ import json
 from html import escape
 from urllib.parse import urlencode
 
-from tui_agent.demo_site import data
+from tui_agent.demo_site import data, more_pages
 from tui_agent.demo_site.markup import api_record, detail_fields, full_card, summary_card
 
 SITE_NAME = "Demo Market"
@@ -35,7 +35,7 @@ PANEL_LAYOUTS = ("panel", "pagination", "infinite", "loadmore", "filter", "slow"
 HELP_TOPICS = ("Shipping", "Returns", "Contact")
 
 
-def _shell(title: str, main: str, layout: str = "", panel: bool = False) -> str:
+def _shell(title: str, main: str, layout: str = "", panel: bool = False, lang: str = "en") -> str:
     nav = "".join(f'<a href="/{name}">{name}</a>' for name in data.LAYOUTS)
     categories = "".join(
         f'<li><a href="/filter?{urlencode({"category": slug})}">{label}</a></li>'
@@ -51,7 +51,7 @@ def _shell(title: str, main: str, layout: str = "", panel: bool = False) -> str:
         else ""
     )
     return (
-        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{escape(title)} · {SITE_NAME}</title>"
         '<link rel="icon" href="data:,"><link rel="stylesheet" href="/static/site.css">'
@@ -115,8 +115,25 @@ def _filters(category: str, sort: str, q: str) -> str:
     )
 
 
+MORE_LAYOUTS = {
+    "late": lambda query: more_pages.late_page(),
+    "rows": lambda query: more_pages.rows_page(data.rows_page(query.get("p"))),
+    "es": more_pages.spanish_page,
+    "facets": more_pages.facets_page,
+    "dropdown": lambda query: more_pages.dropdown_page(),
+    "escape": lambda query: more_pages.escape_page(),
+    "prose": lambda query: more_pages.prose_page(),
+}
+"""Layouts written in their own markup (more_pages), by name."""
+
+
 def layout_page(layout: str, query: dict[str, str]) -> str:
     """The page for `layout` (query: the parameters it understands); DemoSiteError if bad."""
+    if layout in MORE_LAYOUTS:
+        data.listing(layout, query)  # a bad query is refused here
+        title = more_pages.HEADINGS[layout]
+        lang = "es" if layout == "es" else "en"
+        return _shell(title, MORE_LAYOUTS[layout](query), layout, lang=lang)
     if layout == "pagination":
         query = {"page": str(data.page_number(query.get("page")))}
     products = data.listing(layout, query)
@@ -174,6 +191,16 @@ def product_page(product: data.Product) -> str:
         f"{detail_fields(product, 'navigate')}</article>"
     )
     return _shell(product.title, main)
+
+
+def spanish_product_page(product: data.Product) -> str:
+    """A product's page in the Spanish shop."""
+    return _shell(product.title, more_pages.spanish_product_page(product), "es", lang="es")
+
+
+def prose_product_page(product: data.Product) -> str:
+    """A product's page told in sentences (the `prose` layout's detail page)."""
+    return _shell(product.title, more_pages.prose_product_page(product))
 
 
 def home_page() -> str:

@@ -6,6 +6,7 @@ import contextlib
 import json
 import socket
 import threading
+import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib.resources import files
@@ -61,6 +62,13 @@ class Handler(BaseHTTPRequestHandler):
             self._html(200, pages.help_page())
         elif product and path == product.path:
             self._html(200, pages.product_page(product))
+        elif product and path == f"/es/productos/{product.slug}":
+            self._html(200, pages.spanish_product_page(product))
+        elif product and path == data.prose_path(product):
+            self._html(200, pages.prose_product_page(product))
+        elif path == "/api/late":
+            time.sleep(data.LATE_API_DELAY_MS / 1000)
+            self._json({"items": [api_record(p, "late") for p in data.listing("late")]})
         elif path == "/api/products":
             self._json(self._batch(query))
         elif product and path == f"/api{product.path}":

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlparse
 
 from tui_agent.errors import UserError
+from tui_agent.web.page_wait import watch
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser as PlaywrightBrowser
@@ -113,11 +114,13 @@ class Browser:
         self.crashed = self._playwright is not None
 
     async def page(self) -> Page:
-        """A new page in a fresh context."""
+        """A new page in a fresh context, its traffic watched (see `page_wait`)."""
         if self._browser is None or self.crashed:
             raise BrowserError("the browser is not running (it crashed or was closed)")
         context = await self._browser.new_context()
-        return await context.new_page()
+        page = await context.new_page()
+        watch(page)
+        return page
 
     async def render(self, url: str, timeout: float = 30.0) -> RenderedPage:
         """Load `url`, wait for the network to settle, and return the rendered HTML."""

@@ -280,6 +280,97 @@
     });
   }
 
+  // Late: no spinner. The script waits, then asks the server, which answers seconds later.
+  if (layout === "late") {
+    (async () => {
+      await sleep(Number(document.getElementById("late-config").dataset.wait));
+      const response = await fetch("/api/late");
+      const batch = await response.json();
+      batch.items.forEach((p) => list.append(fullCard(p)));
+    })();
+  }
+
+  // Facets and dropdown: the page's catalog, narrowed and ordered by script.
+  const catalogList = catalogData && Array.isArray(catalog) ? catalog : null;
+  const state = { tags: new Set(), sort: "featured", category: "" };
+  function renderCatalog() {
+    const rows = catalogList
+      .filter((p) => !state.category || p.category_slug === state.category)
+      .filter((p) => [...state.tags].every((tag) => p.tags.includes(tag)))
+      .sort((a, b) => a.places[state.sort] - b.places[state.sort]);
+    list.replaceChildren(...rows.map(fullCard));
+  }
+  if (catalogList && (layout === "facets" || layout === "dropdown")) {
+    const query = new URLSearchParams(window.location.search);
+    state.sort = query.get("sort") || "featured";
+    if (layout === "dropdown") state.category = query.get("category") || "";
+    if (query.get("tag")) state.tags.add(query.get("tag"));
+    document.querySelectorAll("input[name=tag]").forEach((box) => {
+      box.checked = state.tags.has(box.value);
+      box.addEventListener("change", () => {
+        if (box.checked) state.tags.add(box.value);
+        else state.tags.delete(box.value);
+        renderCatalog();
+      });
+    });
+    document.querySelectorAll("button[data-sort]").forEach((button) => {
+      button.addEventListener("click", () => {
+        state.sort = button.dataset.sort;
+        renderCatalog();
+      });
+    });
+    document.querySelectorAll("input[name=order]").forEach((radio) => {
+      radio.checked = radio.value === state.sort;
+      radio.addEventListener("change", () => {
+        state.sort = radio.value;
+        renderCatalog();
+      });
+    });
+    const toggle = document.querySelector(".picker-toggle");
+    const menu = document.getElementById("category-menu");
+    if (toggle && menu) {
+      const setOpen = (open) => {
+        menu.hidden = !open;
+        toggle.setAttribute("aria-expanded", String(open));
+      };
+      toggle.addEventListener("click", () => setOpen(menu.hidden));
+      document.addEventListener("keydown", (event) => {
+        if (event.key === "Escape") setOpen(false);
+      });
+      menu.addEventListener("click", (event) => {
+        const entry = event.target.closest("[role=option]");
+        if (!entry) return;
+        state.category = entry.dataset.value;
+        toggle.textContent = `Category: ${state.category ? entry.textContent : "All"} ▾`;
+        setOpen(false);
+        renderCatalog();
+      });
+    }
+    renderCatalog();
+  }
+
+  // Escape: a native dialog shown modally (it blocks the page); no close button, only the
+  // Escape key (the browser's own) closes it.
+  if (layout === "escape") {
+    list.addEventListener("click", async (event) => {
+      const card = event.target.closest("li.card");
+      if (!card) return;
+      event.preventDefault();
+      const dialog = el("dialog", "quick-look");
+      dialog.addEventListener("close", () => dialog.remove());
+      document.body.append(dialog);
+      dialog.showModal();
+      const response = await fetch(`/api/products/${card.dataset.slug}?layout=${layout}`);
+      const p = await response.json();
+      if (!dialog.isConnected) return;
+      const link = el("a", "field-url", "Open the product page →");
+      link.href = p.url;
+      dialog.append(el("h2", "field-title", p.title));
+      fieldsInto(dialog, p);
+      dialog.append(link);
+    });
+  }
+
   // Slow: the whole list after a delay, behind a spinner that is then removed.
   if (layout === "slow") {
     (async () => {

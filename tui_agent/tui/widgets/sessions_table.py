@@ -44,6 +44,7 @@ STATUS_COLORS = {
     "cancelled": "yellow",
     "stopped": "yellow",
     "interrupted": "magenta",
+    "partial": "yellow",
 }
 
 

@@ -18,6 +18,7 @@ STATUS_STYLES = {
     "cancelled": "$text-warning",
     "stopped": "$text-warning",
     "interrupted": "$text-secondary",
+    "partial": "$text-warning",
 }
 
 

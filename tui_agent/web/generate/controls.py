@@ -1,10 +1,11 @@
-"""A page's list controls found generically: selects with their options, text inputs, submits.
+"""A page's list controls found generically: selects, boxes, links, buttons, dropdowns, inputs.
 
-`find_controls(page)` reads every shown <select> and text input with a selector that matches
-it alone, its label, its options and the button that submits it. The matchers rank them for a
+`find_controls(page)` reads every shown control that could change the list, with a selector
+that matches it alone (or, for a link or a menu entry that has none, a selector plus its
+text), its label, its options and the button that submits it. The matchers rank them for a
 task: `filter_matches` (an option whose label or value is the wanted value), `sort_matches`
-(an option whose meaning is the wanted order: "Price: low to high" for "price_asc") and
-`search_inputs` (inputs that look like a search box).
+(an option whose meaning is the wanted order: "Price: low to high" for "price_asc", "Precio ↑")
+and `search_inputs` (inputs that look like a search box).
 """
 
 from __future__ import annotations
@@ -16,118 +17,35 @@ from typing import Any, Literal
 
 from playwright.async_api import Page
 
+from tui_agent.web.generate.control_scripts import FIND_CONTROLS_JS
+from tui_agent.web.generate.dropdowns import open_dropdowns
 from tui_agent.web.plan import sort_field
 
-FIND_CONTROLS_JS = r"""
-() => {
-  const visible = (el) => {
-    if (!el.checkVisibility({visibilityProperty: true})) return false;
-    const box = el.getBoundingClientRect();
-    return box.width > 0 && box.height > 0;
-  };
-  const esc = (text) => CSS.escape(text);
-  const quote = (text) => '"' + text.replace(/\\/g, "\\\\").replace(/"/g, '\\"') + '"';
-  const unique = (selector) => {
-    try { return document.querySelectorAll(selector).length === 1; } catch { return false; }
-  };
-  const selectorOf = (el) => {
-    const tag = el.tagName.toLowerCase();
-    const tries = [];
-    if (el.id) tries.push("#" + esc(el.id));
-    const name = el.getAttribute("name");
-    if (name) tries.push(`${tag}[name=${quote(name)}]`);
-    for (const cls of el.classList) tries.push(`${tag}.${esc(cls)}`);
-    const form = el.form && el.form.id ? "#" + esc(el.form.id) : null;
-    if (form && name) tries.push(`${form} ${tag}[name=${quote(name)}]`);
-    const found = tries.find(unique);
-    if (found) return found;
-    const parts = [];
-    for (let node = el; node && node !== document.documentElement; node = node.parentElement) {
-      if (node.id) { parts.unshift("#" + esc(node.id)); break; }
-      const parent = node.parentElement;
-      const same = [...parent.children].filter((child) => child.tagName === node.tagName);
-      const part = node.tagName.toLowerCase();
-      parts.unshift(same.length > 1 ? `${part}:nth-of-type(${same.indexOf(node) + 1})` : part);
-      if (unique(parts.join(" > "))) break;
-    }
-    return parts.join(" > ");
-  };
-  const clean = (text) => (text || "").replace(/\s+/g, " ").trim();
-  const labelOf = (el) => {
-    const texts = [];
-    for (const label of el.labels || []) {
-      let text = "";
-      for (const node of label.childNodes) {
-        if (node.nodeType === 3) text += node.textContent;
-        else if (!node.matches("select, input, textarea, button")) text += node.textContent;
-      }
-      texts.push(text);
-    }
-    texts.push(el.getAttribute("aria-label"), el.getAttribute("title"));
-    return clean(texts.filter(Boolean).join(" "));
-  };
-  const isSubmit = (el) =>
-    (el.tagName === "BUTTON" && el.type === "submit") ||
-    (el.tagName === "INPUT" && ["submit", "image"].includes(el.type));
-  const APPLY = /\b(apply|search|go|filter|submit|update|find|show|refine|ok)\b/i;
-  const submitOf = (el) => {
-    if (el.form) {
-      const button = [...el.form.elements].find((b) => isSubmit(b) && visible(b));
-      return button ? selectorOf(button) : null;
-    }
-    let scope = el.parentElement;
-    for (let depth = 0; scope && depth < 4; depth++, scope = scope.parentElement) {
-      const button = [...scope.querySelectorAll("button, input[type=button], [role=button]")]
-        .find((b) => visible(b) && APPLY.test(b.innerText || b.value || b.ariaLabel || ""));
-      if (button) return selectorOf(button);
-    }
-    return null;
-  };
-  const common = (el) => ({
-    selector: selectorOf(el),
-    label: labelOf(el),
-    name: el.getAttribute("name") || el.id || "",
-    submit: submitOf(el),
-    in_search_form: !!el.closest("[role=search]"),
-  });
-  const controls = [];
-  for (const el of document.querySelectorAll("select")) {
-    if (!visible(el) || el.disabled || el.multiple) continue;
-    const options = [...el.options]
-      .filter((option) => !option.disabled)
-      .map((option) => ({
-        value: option.value, label: clean(option.label || option.text), selected: option.selected,
-      }));
-    controls.push({kind: "select", ...common(el), options, placeholder: "", input_type: ""});
-  }
-  const TEXT_TYPES = ["", "text", "search"];
-  for (const el of document.querySelectorAll("input")) {
-    const type = (el.getAttribute("type") || "").toLowerCase();
-    if (!TEXT_TYPES.includes(type) || !visible(el) || el.disabled || el.readOnly) continue;
-    controls.push({
-      kind: "input", ...common(el), options: [],
-      placeholder: el.getAttribute("placeholder") || "", input_type: type || "text",
-    });
-  }
-  return controls;
-}
-"""
+ControlKind = Literal["select", "input", "checkbox", "radio", "links", "buttons", "dropdown"]
+KIND_ORDER: tuple[ControlKind, ...] = (
+    "select", "radio", "checkbox", "dropdown", "buttons", "links", "input"
+)  # fmt: skip
+"""The order controls are tried in when they match equally well."""
 
 
 @dataclass(frozen=True)
 class Option:
-    """One choice of a select: the value sent and the label shown."""
+    """One choice of a control: the value sent (a select's value, a box's value, a link's
+    address) and the label shown; for anything but a select, what to click: `selector`, and
+    `text` when the selector names several (a link or a menu entry found by what it reads)."""
 
     value: str
     label: str
     selected: bool = False
+    selector: str | None = None
+    text: str | None = None
 
 
 @dataclass(frozen=True)
 class Control:
     """A shown form control and the button that applies it (None: none found)."""
 
-    kind: Literal["select", "input"]
+    kind: ControlKind
     selector: str
     label: str
     name: str
@@ -136,13 +54,19 @@ class Control:
     input_type: str = ""
     submit: str | None = None
     in_search_form: bool = False
+    opens: str | None = None
+    """A dropdown's menu (shown once `selector` is clicked), where its options are."""
+    distance: int = 0
+    """How far (in ancestors) the control is from the list: nearer ones are tried first."""
 
     def describe(self) -> str:
-        """One line: selector, label and (for a select) its options as value=label."""
+        """One line: selector, label and its options as value=label."""
         title = self.label or self.placeholder or self.name or "(unlabelled)"
         line = f"{self.kind} `{self.selector}` {title!r}"
         if self.options:
-            line += ": " + ", ".join(f"{o.value!r}={o.label!r}" for o in self.options)
+            line += ": " + ", ".join(f"{o.value!r}={o.label!r}" for o in self.options[:12])
+            if len(self.options) > 12:
+                line += f" (+{len(self.options) - 12} more)"
         if self.submit:
             line += f" (applied by `{self.submit}`)"
         return line
@@ -157,30 +81,47 @@ class Control:
         return next((option for option in self.options if option.value == value), None)
 
 
-async def find_controls(page: Page) -> list[Control]:
-    """Every shown, enabled select and text input of the page, in document order."""
-    found: list[dict[str, Any]] = await page.evaluate(FIND_CONTROLS_JS)
-    return [
-        Control(**{**raw, "options": tuple(Option(**option) for option in raw["options"])})
-        for raw in found
-    ]
+def control_from(raw: dict[str, Any]) -> Control:
+    """A control from the in-page finder's JSON."""
+    return Control(**{**raw, "options": tuple(Option(**option) for option in raw["options"])})
+
+
+async def find_controls(page: Page, item: str | None = None) -> list[Control]:
+    """Every shown, enabled control of the page that could change its list (selects, text
+    inputs, checkbox and radio groups, groups of links or buttons, dropdowns that open on a
+    click, each opened once to read its options), outside the list items (`item`), in
+    document order."""
+    found: list[dict[str, Any]] = await page.evaluate(FIND_CONTROLS_JS, {"item": item})
+    controls = [control_from(raw) for raw in found]
+    return controls + await open_dropdowns(page, item)
 
 
 # -- words -------------------------------------------------------------------------------------
 
 
 def _words(text: str) -> list[str]:
-    """Lower-case words, camelCase and snake_case split: "sortBy price-asc" -> 4 words."""
-    spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", text)
-    return re.findall(r"[a-z0-9]+", spaced.lower())
+    """Lower-case words of any script, camelCase and snake_case split: "sortBy price-asc" ->
+    4 words, "Jardín" -> ["jardín"]; a trailing count ("Kitchen (12)") is left out."""
+    spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", _COUNT.sub("", text))
+    return re.findall(r"[^\W_]+", spaced.lower())
+
+
+_COUNT = re.compile(r"\s*[(\[]\s*\d[\d,.]*\s*[)\]]\s*$")
 
 
 def _norm(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
-_PLACEHOLDER = re.compile(r"^\s*(?:all\b|any\b|select\b|choose\b|none\b|-+|\W*$)", re.IGNORECASE)
-_SORT_NAMES = {"sort", "sortby", "order", "orderby", "ordering", "sorting", "sorted"}
+_PLACEHOLDER = re.compile(
+    r"^\s*(?:all\b|any\b|select\b|choose\b|none\b|tod[oa]s\b|cualquier|tous\b|toutes\b"
+    r"|alle\b|tudo\b|-+|\W*$)",
+    re.IGNORECASE,
+)
+_SORT_NAMES = {
+    "sort", "sortby", "order", "orderby", "ordering", "sorting", "sorted", "ordenar", "orden",
+    "trier", "tri", "sortieren", "sortierung", "ordem", "classificar",
+}  # fmt: skip
 
 
 def is_placeholder(option: Option) -> bool:
@@ -189,13 +130,18 @@ def is_placeholder(option: Option) -> bool:
 
 
 def is_sort_control(control: Control) -> bool:
-    """A select that orders the list: named or labelled sort/order, or options that sort."""
-    if control.kind != "select":
+    """A control that orders the list: named or labelled sort/order, or options that sort."""
+    if control.kind == "input":
         return False
     if _SORT_NAMES & set(_words(f"{control.name} {control.label} {control.selector}")):
         return True
     sorting = sum(1 for option in control.options if _sort_meaning(option) is not None)
-    return sorting >= 2
+    return sorting >= 2 or (sorting == 1 and len(control.options) == 1)
+
+
+def _rank(control: Control) -> tuple[int, int]:
+    """Controls that match equally well: nearer the list first, then by KIND_ORDER."""
+    return control.distance, KIND_ORDER.index(control.kind)
 
 
 # -- filters -----------------------------------------------------------------------------------
@@ -217,46 +163,60 @@ def _filter_score(wanted: str, option: Option) -> int:
 
 
 def filter_matches(controls: list[Control], wanted: str) -> list[tuple[Control, Option]]:
-    """Options of the non-sort selects that name `wanted`, best match first."""
+    """Options of the controls that do not sort (selects, boxes, links, buttons, dropdowns)
+    that name `wanted`: best match first, then the control nearest the list."""
     scored = [
-        (score, index, control, option)
+        (score, _rank(control), index, control, option)
         for index, control in enumerate(controls)
-        if control.kind == "select" and not is_sort_control(control)
+        if control.kind != "input" and not is_sort_control(control)
         for option in control.options
         if (score := _filter_score(wanted, option)) > 0
     ]
-    scored.sort(key=lambda entry: (-entry[0], entry[1]))
-    return [(control, option) for _, _, control, option in scored]
+    scored.sort(key=lambda entry: (-entry[0], entry[1], entry[2]))
+    return [(control, option) for *_, control, option in scored]
 
 
 def filter_controls(controls: list[Control]) -> list[Control]:
-    """The selects that could filter the list (every select that does not sort it)."""
-    return [c for c in controls if c.kind == "select" and not is_sort_control(c)]
+    """The controls that could filter the list (every one with options that does not sort)."""
+    return [c for c in controls if c.kind != "input" and not is_sort_control(c)]
 
 
 # -- sorting -----------------------------------------------------------------------------------
 
 _FIELD_WORDS = {
-    "price": {"price", "cost", "cheap", "cheapest", "expensive", "priciest", "pricing"},
-    "rating": {"rating", "rated", "review", "star", "score"},
+    "price": {"price", "cost", "cheap", "cheapest", "expensive", "priciest", "pricing",
+              "precio", "barato", "caro", "prix", "cher", "preis", "günstig", "teuer",
+              "preço", "preco", "valor"},
+    "rating": {"rating", "rated", "review", "star", "score", "valoración", "valorado",
+               "puntuación", "note", "noté", "avis", "bewertung", "bewertet", "sterne",
+               "avaliação", "avaliado", "nota", "estrella", "estrela"},
     "date": {"date", "newest", "new", "latest", "recent", "recently", "oldest", "old", "added",
-             "listed", "published", "posted", "arrival", "earliest"},
-    "title": {"name", "title", "alphabetical", "alphabetically", "az", "za"},
+             "listed", "published", "posted", "arrival", "earliest", "fecha", "reciente",
+             "nuevo", "antiguo", "récent", "nouveau", "ancien", "datum", "neu", "neueste",
+             "alt", "data", "recente", "novo", "antigo"},
+    "title": {"name", "title", "alphabetical", "alphabetically", "az", "za", "nombre",
+              "título", "nom", "titre", "titel", "alphabetisch", "nome", "alfabético"},
 }  # fmt: skip
 _DEFAULT_DESCENDING = {"price": False, "rating": True, "date": True, "title": False}
 _ASCENDING_PHRASE = re.compile(
-    r"\bleast\s+expensive\b"
+    r"\bleast\s+expensive\b|[↑▲⬆]|\bde\s+menor\s+a\s+mayor\b|\bdo\s+menor\s+para\s+o\s+maior\b"
     r"|\b(?:low\w*|cheap\w*|old\w*|a)\s*(?:to|-|→|\u2013)\s*(?:high\w*|expensive|new\w*|z)\b",
     re.I,
 )
 _DESCENDING_PHRASE = re.compile(
-    r"\b(?:high\w*|expensive|new\w*|z)\s*(?:to|-|→|\u2013)\s*(?:low\w*|cheap\w*|old\w*|a)\b", re.I
+    r"[↓▼⬇]|\bde\s+mayor\s+a\s+menor\b|\bdo\s+maior\s+para\s+o\s+menor\b"
+    r"|\b(?:high\w*|expensive|new\w*|z)\s*(?:to|-|→|\u2013)\s*(?:low\w*|cheap\w*|old\w*|a)\b",
+    re.I,
 )
 _ASCENDING_WORDS = {"asc", "ascending", "low", "lowest", "cheap", "cheapest", "increasing",
-                    "oldest", "old", "earliest", "az", "up", "worst"}  # fmt: skip
+                    "oldest", "old", "earliest", "az", "up", "worst", "ascendente", "menor",
+                    "barato", "antiguo", "croissant", "moins", "aufsteigend", "günstigste",
+                    "niedrigste", "crescente", "antigo"}  # fmt: skip
 _DESCENDING_WORDS = {"desc", "descending", "high", "highest", "expensive", "priciest",
                      "decreasing", "newest", "new", "latest", "recent", "best", "top", "za",
-                     "down", "most"}  # fmt: skip
+                     "down", "most", "descendente", "mayor", "caro", "reciente", "mejor",
+                     "décroissant", "récent", "meilleur", "absteigend", "teuerste", "neueste",
+                     "beste", "decrescente", "maior", "recente", "melhor"}  # fmt: skip
 
 
 def _sort_meaning(option: Option) -> tuple[str, bool | None] | None:
@@ -285,7 +245,7 @@ def sort_matches(controls: list[Control], sort: str) -> list[tuple[Control, Opti
     field, descending = sort_field(sort)
     scored = []
     for index, control in enumerate(controls):
-        if control.kind != "select":
+        if control.kind == "input":
             continue
         for option in control.options:
             meaning = _sort_meaning(option)
@@ -297,9 +257,9 @@ def sort_matches(controls: list[Control], sort: str) -> list[tuple[Control, Opti
             else:
                 score = 3 if said == descending else 0
             if score:
-                scored.append((score, index, control, option))
-    scored.sort(key=lambda entry: (-entry[0], entry[1]))
-    return [(control, option) for _, _, control, option in scored]
+                scored.append((score, _rank(control), index, control, option))
+    scored.sort(key=lambda entry: (-entry[0], entry[1], entry[2]))
+    return [(control, option) for *_, control, option in scored]
 
 
 # -- search ------------------------------------------------------------------------------------

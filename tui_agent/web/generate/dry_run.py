@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,8 +21,10 @@ from playwright.async_api import Error as PlaywrightError
 
 from tui_agent.events import Event, ItemsExtracted, Log, ToolCall, ToolResult
 from tui_agent.web.browser import Browser, BrowserError
+from tui_agent.web.page_wait import WAIT_CAP
 from tui_agent.web.recipe import (
     BrowserGone,
+    DetailsParser,
     FieldSelector,
     HardFailure,
     RecipeExecutor,
@@ -51,6 +54,8 @@ class DryRunResult:
     """Why items were skipped (the executor's warnings)."""
     gave_up: bool = False
     """Stopped early: more items were skipped than the dry run wanted to save."""
+    control_like: list[str] = field(default_factory=list)
+    """Texts of saved items that read like page controls ("Next →", "1 2 3")."""
 
 
 @dataclass(frozen=True)
@@ -118,6 +123,26 @@ def _blocked(recipe: RecipeFile, result: DryRunResult) -> str:
     )
 
 
+_CONTROL_WORDS = (
+    r"prev|previous|next|first|last|page|more|load more|show more|older|newer|back|top"
+    r"|anterior|siguiente|primera|última|página|ver más|cargar más|précédente?|suivante?"
+    r"|première|dernière|plus|zurück|weiter|vorherige|nächste|seite|mehr|próxim[ao]|seguinte"
+    r"|mais|precedente|successiv[ao]"
+)
+CONTROL_TEXT = re.compile(
+    rf"^(?:(?:{_CONTROL_WORDS}|\d+|[<>«»\u2039\u203a←→|·•.,:…-])\s*)+$", re.IGNORECASE
+)
+"""The whole text of a pager row or a control: "← Previous | Next →", "1 2 3 …", "Load more"."""
+
+
+def looks_like_control(item: dict[str, Any]) -> str | None:
+    """The item's text when it reads like a page control rather than an item, else None."""
+    text = " ".join(str(item.get("text") or item.get("title") or "").split())
+    if text and len(text) <= 60 and CONTROL_TEXT.match(text):
+        return text
+    return None
+
+
 def preview(item: dict[str, Any], recipe: RecipeFile) -> str:
     """An item's named fields (or its link and text) in one short line."""
     names = list(named_fields(recipe)) or ["link", "text"]
@@ -132,8 +157,18 @@ class DryRun:
     """
 
     def __init__(
-        self, browser: Browser, url: str, recipe: RecipeFile, *, items: int, number: int = 1
+        self,
+        browser: Browser,
+        url: str,
+        recipe: RecipeFile,
+        *,
+        items: int,
+        number: int = 1,
+        wait: float = WAIT_CAP,
+        parser: DetailsParser | None = None,
     ) -> None:
+        self.wait = wait
+        self.parser = parser
         self.browser = browser
         self.url = url
         self.recipe = recipe
@@ -152,12 +187,24 @@ class DryRun:
             except PlaywrightError as exc:
                 raise DryRunAborted(f"cannot load {self.url}: {first_line(exc)}") from None
             executor = RecipeExecutor(
-                page, self.recipe, max_items=self.items, crashed=lambda: self.browser.crashed
+                page,
+                self.recipe,
+                max_items=self.items,
+                crashed=lambda: self.browser.crashed,
+                wait=self.wait,
+                parser=self.parser,
             )
             try:
                 async with contextlib.aclosing(executor.run()) as events:
                     async for event in events:
+                        flagged = len(self.result.control_like)
                         yield self._relabel(event)
+                        for text in self.result.control_like[flagged:]:
+                            yield Log(
+                                level="warning",
+                                message=f"dry run: an item looks like a page control, not an "
+                                f"item: {text!r} (LIST_ITEM may match a pager or a menu)",
+                            )
                         if len(self.result.skipped) > self.items:
                             self.result.gave_up = True
                             break
@@ -184,6 +231,8 @@ class DryRun:
                 return event.model_copy(update={"call_id": f"{self.prefix}-{event.call_id}"})
             case ItemsExtracted():
                 lines = [preview(item, self.recipe) for item in event.items]
+                flagged = [text for item in event.items if (text := looks_like_control(item))]
+                self.result.control_like += flagged
                 return Log(level="info", message=f"dry run item: {'; '.join(lines)}")
             case Log():
                 if event.level == "warning":

@@ -1,8 +1,10 @@
 """Filter, sort and search generators: recipe fragments that change the list as the task asks.
 
 Each generator finds candidate controls among the page's (`controls.py`), writes the fragment
-for one (SELECT / TYPE, then CLICK the submit or PRESS Enter, then WAIT_FOR the items) and keeps
-it only once `ProofBench.prove` ran it on a freshly loaded page and the list changed as asked:
+for one (SELECT / TYPE, then CLICK the submit or PRESS Enter, then WAIT_FOR the items; or CLICK
+a checkbox, radio button, link, button or, once its toggle opened the menu, a dropdown's entry,
+then WAIT_FOR the list to change) and keeps it only once `ProofBench.prove` ran it on a freshly
+loaded page and the list changed as asked:
 filter -> every item shows the chosen option, sort -> the items' values are in order, search ->
 every item contains the term. With an `llm`, the model picks the control when no heuristic
 match exists; its answer is checked against the controls found and proved the same way.
@@ -30,8 +32,23 @@ from tui_agent.web.generate.list_checks import Check, check_filter, check_search
 from tui_agent.web.generate.proof import ProofBench
 from tui_agent.web.plan import SORT_KEYS, Fragment, GeneratorName
 
-MAX_CANDIDATES = 2
+MAX_CANDIDATES = 3
 """Controls / options tried per need before giving up (each try is a page load)."""
+KIND_WORDS = {
+    "checkbox": "checkbox",
+    "radio": "radio button",
+    "links": "link in",
+    "buttons": "button in",
+    "dropdown": "dropdown",
+    "input": "input",
+    "select": "select",
+}
+"""How a description names the kind of control a fragment works."""
+
+
+def option_label(option: Option) -> str:
+    """An option's label without a trailing count ("Kitchen (60)" -> "Kitchen")."""
+    return re.sub(r"\s*[(\[]\s*\d[\d,.]*\s*[)\]]\s*$", "", option.label).strip() or option.label
 
 
 @dataclass(frozen=True)
@@ -42,11 +59,35 @@ class Candidate:
     option: Option | None = None
 
 
+def _click(option: Option) -> dict[str, Any]:
+    """The CLICK on an option that is clicked (a box, a link, a button, a menu entry)."""
+    assert option.selector is not None
+    command: dict[str, Any] = {"type": "CLICK", "selector": option.selector}
+    if option.text:
+        command["text"] = option.text
+    return command
+
+
 def _fragment_commands(
-    candidate: Candidate, text: str | None, item_selector: str
+    candidate: Candidate, text: str | None, item_selector: str, *, twice: bool = False
 ) -> list[list[dict[str, Any]]]:
-    """The ways to apply a candidate, most likely first: via its submit, or on its own."""
+    """The ways to apply a candidate, most likely first: via its submit, or on its own (and,
+    `twice`, clicked twice: a sort button whose first click orders the other way)."""
     control, option = candidate.control, candidate.option
+    if control.kind not in ("select", "input"):
+        assert option is not None
+        changed = {"type": "WAIT_FOR", "target": "list", "changed": True}
+        steps = [_click(option)]
+        if control.kind == "dropdown" and control.opens:
+            opened = {"type": "WAIT_FOR", "condition": {"exists": control.opens}}
+            steps = [{"type": "CLICK", "selector": control.selector}, opened, *steps]
+        variants = []
+        if control.submit:
+            variants.append([*steps, {"type": "CLICK", "selector": control.submit}, changed])
+        variants.append([*steps, changed])
+        if twice:
+            variants.append([*steps, changed, *steps, changed])
+        return variants
     if option is not None:
         value = (
             {"value": option.value}
@@ -104,6 +145,10 @@ class FragmentGenerator(ABC):
         """What a TYPE command types (search only)."""
         return None
 
+    def variants(self, candidate: Candidate) -> list[list[dict[str, Any]]]:
+        """The command lists that may apply `candidate`, most likely first."""
+        return _fragment_commands(candidate, self.text(), self.bench.item_selector)
+
     async def run(self) -> AsyncIterator[Event]:
         """Try the candidates (or the model's pick); sets `fragment`, `chosen` or `error`."""
         candidates = self.candidates()[:MAX_CANDIDATES]
@@ -115,7 +160,7 @@ class FragmentGenerator(ABC):
                 return
         tried = []
         for candidate in candidates:
-            for commands in _fragment_commands(candidate, self.text(), self.bench.item_selector):
+            for commands in self.variants(candidate):
                 async for event in self._verify(candidate, commands):
                     yield event
                 if self._verdict.ok:
@@ -252,12 +297,18 @@ class FilterGenerator(FragmentGenerator):
 
     def check(self, candidate: Candidate, after: list[dict[str, Any]]) -> Check:
         assert candidate.option is not None
-        return check_filter(candidate.option.label, self.bench.baseline, after)
+        return check_filter(option_label(candidate.option), self.bench.baseline, after)
 
     def describe(self, candidate: Candidate) -> tuple[str, str]:
         assert candidate.option is not None
-        label, selector = candidate.option.label, candidate.control.selector
-        return f"filter to {label!r} with `{selector}`", candidate.option.value
+        label, selector = option_label(candidate.option), candidate.control.selector
+        kind = candidate.control.kind
+        how = (
+            f"with `{selector}`"
+            if kind == "select"
+            else f"with the {KIND_WORDS[kind]} `{selector}`"
+        )
+        return f"filter to {label!r} {how}", candidate.option.value
 
 
 class SortGenerator(FragmentGenerator):
@@ -274,10 +325,14 @@ class SortGenerator(FragmentGenerator):
         return f"sort the list by {SORT_KEYS[self.sort]}"
 
     def offered(self) -> list[Control]:
-        return [control for control in self.bench.controls if control.kind == "select"]
+        return [control for control in self.bench.controls if control.kind != "input"]
 
     def candidates(self) -> list[Candidate]:
         return [Candidate(c, o) for c, o in sort_matches(self.bench.controls, self.sort)]
+
+    def variants(self, candidate: Candidate) -> list[list[dict[str, Any]]]:
+        toggles = candidate.control.kind in ("buttons", "links")
+        return _fragment_commands(candidate, None, self.bench.item_selector, twice=toggles)
 
     def check(self, candidate: Candidate, after: list[dict[str, Any]]) -> Check:
         return check_sort(self.sort, after)
@@ -285,7 +340,13 @@ class SortGenerator(FragmentGenerator):
     def describe(self, candidate: Candidate) -> tuple[str, str]:
         assert candidate.option is not None
         label, selector = candidate.option.label, candidate.control.selector
-        return f"sort by {label!r} with `{selector}`", candidate.option.value
+        kind = candidate.control.kind
+        how = (
+            f"with `{selector}`"
+            if kind == "select"
+            else f"with the {KIND_WORDS[kind]} `{selector}`"
+        )
+        return f"sort by {label!r} {how}", candidate.option.value
 
 
 class SearchGenerator(FragmentGenerator):

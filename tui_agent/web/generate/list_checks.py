@@ -13,13 +13,19 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
+from tui_agent.web.page_js import MEMBERS_JS
 from tui_agent.web.plan import SORT_KEYS, sort_field
 
-READ_LIST_JS = r"""
-(selector) => [...document.querySelectorAll(selector)].map((el) => {
+# arg: {item: LIST_ITEM, siblings: LIST_ITEM_SIBLINGS}
+READ_LIST_JS = (
+    "(arg) => {\n"
+    + MEMBERS_JS
+    + r"""
+return [...document.querySelectorAll(arg.item)].map((el) => {
+  const members = membersOf(el, arg.siblings, arg.item);
   const clean = (text) => (text || "").replace(/\s+/g, " ").trim();
   const pick = (css, attributes) => {
-    const found = el.querySelector(css);
+    const found = allInMembers(members, css)[0];
     if (!found) return null;
     for (const name of attributes) {
       const value = found.getAttribute(name);
@@ -28,7 +34,7 @@ READ_LIST_JS = r"""
     return clean(found.innerText) || null;
   };
   return {
-    text: clean(el.innerText),
+    text: clean(membersText(members)),
     price: pick('[itemprop=price], [data-price], [class*="price" i]', ["content", "data-price"]),
     rating: pick(
       '[itemprop=ratingValue], [data-rating], [class*="rating" i], [class*="stars" i]',
@@ -40,14 +46,20 @@ READ_LIST_JS = r"""
       '[itemprop=name], h1, h2, h3, h4, h5, h6, [class*="title" i], [class*="name" i], a[href]',
       ["content"]),
   };
-})
-"""
+});
+}"""
+)
 
 
 # -- reading values off the items -------------------------------------------------------------
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_PRICE_IN_TEXT = re.compile(r"[$€£¥]\s?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?\s?(?:USD|EUR|GBP)")
+_PRICE_IN_TEXT = re.compile(
+    r"[$€£¥₹]\s?\d[\d,.]*|\d[\d.,]*\s?(?:[$€£¥₹]|USD|EUR|GBP|zł|kr)|(?:R\$|CHF|USD|EUR)\s?\d[\d.,]*"
+)
+_PRICE_LABEL = re.compile(
+    r"\b(?:price|precio|prix|preis|pre[çc]o|prezzo|prijs)\s*[:\uff1a]\s*([^\n|·]{1,30})", re.I
+)
 _RATING_IN_TEXT = re.compile(r"(\d+(?:\.\d+)?)\s*(?:/\s*(?:5|10)\b|out of\b|stars?\b|★)", re.I)
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _DATE_FORMATS = ("%b %d, %Y", "%B %d, %Y", "%d %b %Y", "%d %B %Y", "%Y/%m/%d")
@@ -57,9 +69,11 @@ def _number(text: str | None) -> float | None:
     match = _NUMBER.search(text or "")
     if not match:
         return None
-    raw = match.group(0)
+    raw = match.group(0).rstrip(".,")
     if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", raw):
         raw = raw.replace(",", "")
+    elif re.fullmatch(r"\d{1,3}(?:\.\d{3})+(?:,\d+)?", raw):  # 1.234,56 (European)
+        raw = raw.replace(".", "").replace(",", ".")
     elif re.fullmatch(r"\d+,\d{1,2}", raw):
         raw = raw.replace(",", ".")
     try:
@@ -71,6 +85,9 @@ def _number(text: str | None) -> float | None:
 def _price(item: dict[str, Any]) -> float | None:
     if item["price"]:
         return _number(item["price"])
+    labelled = _PRICE_LABEL.search(item["text"])
+    if labelled and _number(labelled.group(1)) is not None:
+        return _number(labelled.group(1))
     match = _PRICE_IN_TEXT.search(item["text"])
     return _number(match.group(0)) if match else None
 

@@ -22,6 +22,7 @@ from tui_agent.web.generate.fragments import (
 )
 from tui_agent.web.generate.list_checks import Check
 from tui_agent.web.generate.proof import ProofBench
+from tui_agent.web.page_wait import WAIT_CAP
 from tui_agent.web.plan import Fragment, GeneratorName, TaskIntent, parse_intent
 
 
@@ -40,15 +41,20 @@ class GeneratorPhase:
         needed: list[GeneratorName],
         *,
         item_selector: str,
+        item_siblings: str | int | None = None,
         llm: LLM | None = None,
+        intent: TaskIntent | None = None,
+        wait: float = WAIT_CAP,
     ) -> None:
         self.url = url
         self.task = task
         self.needed = needed
-        self.intent: TaskIntent = parse_intent(task)
+        self.intent: TaskIntent = intent or parse_intent(task)
         self.fragments: list[Fragment] = []
         self.error: str | None = None
-        self._bench = ProofBench(page, url, item_selector, llm)
+        self._bench = ProofBench(
+            page, url, item_selector, llm, item_siblings=item_siblings, wait=wait
+        )
 
     def _generators(self) -> tuple[list[FragmentGenerator], list[str]]:
         """The generators to run, and the needs the task gives nothing to work with."""
@@ -101,6 +107,7 @@ class GeneratorPhase:
         bench.baseline = bench.items
         async for event in bench.find():
             yield event
+        generators = [split for generator in generators for split in self._split(generator)]
         for generator in generators:
             async for event in generator.run():
                 yield event
@@ -114,6 +121,16 @@ class GeneratorPhase:
                 yield event
         async for event in bench.load():  # leave the page as it was found
             yield event
+
+    def _split(self, generator: FragmentGenerator) -> list[FragmentGenerator]:
+        """A filter of several words no control names as a whole ("outdoor eco") becomes one
+        filter per word that a control does name ("outdoor", "eco")."""
+        if not isinstance(generator, FilterGenerator) or generator.candidates():
+            return [generator]
+        words = generator.value.split()
+        parts = [FilterGenerator(self._bench, self.task, word) for word in words]
+        named = [part for part in parts if part.candidates()]
+        return named if len(words) > 1 and named else [generator]
 
     async def _together(
         self, done: list[FragmentGenerator], errors: list[str]

@@ -17,6 +17,7 @@ from tui_agent.events import Event, Log, ToolCall, ToolResult
 from tui_agent.llm.client import LLM
 from tui_agent.web.generate.controls import Control, find_controls
 from tui_agent.web.generate.list_checks import READ_LIST_JS, Check
+from tui_agent.web.page_wait import WAIT_CAP
 from tui_agent.web.recipe import (
     Bindings,
     Click,
@@ -39,12 +40,23 @@ LOAD_TIMEOUT_MS = 15_000
 class ProofBench:
     """The page the generators prove their fragments on; every action is traced."""
 
-    def __init__(self, page: Page, url: str, item_selector: str, llm: LLM | None) -> None:
+    def __init__(
+        self,
+        page: Page,
+        url: str,
+        item_selector: str,
+        llm: LLM | None,
+        *,
+        item_siblings: str | int | None = None,
+        wait: float = WAIT_CAP,
+    ) -> None:
         self.page = page
         self.url = url
         self.item_selector = item_selector
+        self.item_siblings = item_siblings
         self.llm = llm
-        self.bindings = Bindings(LIST_ITEM=item_selector)
+        self.wait = wait
+        self.bindings = Bindings(LIST_ITEM=item_selector, LIST_ITEM_SIBLINGS=item_siblings)
         self.actions = PageActions(page, self.bindings)
         self.baseline: list[dict[str, Any]] = []
         self.controls: list[Control] = []
@@ -76,7 +88,7 @@ class ProofBench:
 
         async def work() -> tuple[str, dict[str, Any]]:
             await self.page.goto(self.url, wait_until="domcontentloaded", timeout=LOAD_TIMEOUT_MS)
-            await self.actions.wait_for_list(LOAD_TIMEOUT_MS)
+            await self.actions.wait_for_list(max(LOAD_TIMEOUT_MS, int(self.wait * 1000)))
             return f"loaded {self.url}", {"url": self.page.url}
 
         async for event in self.step("load_page", {"url": self.url}, work):
@@ -86,7 +98,8 @@ class ProofBench:
         """Read the list's items into `self.items`."""
 
         async def work() -> tuple[str, dict[str, Any]]:
-            self.items = await self.page.evaluate(READ_LIST_JS, self.item_selector)
+            read = {"item": self.item_selector, "siblings": self.item_siblings}
+            self.items = await self.page.evaluate(READ_LIST_JS, read)
             first = self.items[0]["text"][:60] if self.items else ""
             shown = f"{len(self.items)} items" + (f", the first: {first!r}" if first else "")
             return shown, {"count": len(self.items)}
@@ -99,10 +112,12 @@ class ProofBench:
         """Find the page's controls into `self.controls`."""
 
         async def work() -> tuple[str, dict[str, Any]]:
-            self.controls = await find_controls(self.page)
+            self.controls = await find_controls(self.page, self.item_selector)
             lines = [control.describe() for control in self.controls] or ["no form controls"]
-            selects = sum(control.kind == "select" for control in self.controls)
-            facts = {"selects": selects, "inputs": len(self.controls) - selects}
+            facts = {
+                kind: sum(control.kind == kind for control in self.controls)
+                for kind in dict.fromkeys(control.kind for control in self.controls)
+            }
             return "\n".join(lines), facts
 
         async for event in self.step("find_controls", {}, work):
@@ -113,7 +128,7 @@ class ProofBench:
         try:
             recipe = parse_recipe(
                 {
-                    "bindings": {"LIST_ITEM": self.item_selector},
+                    "bindings": self.bindings.model_dump(exclude_none=True, exclude_unset=True),
                     "recipe": {"id": "fragment", "name": "fragment", "commands": commands},
                 },
                 "the fragment",

@@ -17,6 +17,7 @@ from urllib.parse import urlparse
 
 from tui_agent.events import Event, Log
 from tui_agent.web.browser import Browser
+from tui_agent.web.generate.details_schema import read_schema, schema_prompt, with_parsing
 from tui_agent.web.generate.dry_run import DryRun, DryRunAborted, Verdict, named_fields, verdict
 from tui_agent.web.generate.writer_prompts import (
     answer_json,
@@ -24,8 +25,9 @@ from tui_agent.web.generate.writer_prompts import (
     system_prompt,
     user_prompt,
 )
+from tui_agent.web.page_wait import WAIT_CAP
 from tui_agent.web.plan import Fragment, Strategy, StrategyField
-from tui_agent.web.recipe import RecipeError, RecipeFile, parse_recipe
+from tui_agent.web.recipe import DetailsParser, RecipeError, RecipeFile, parse_recipe
 
 if TYPE_CHECKING:
     from tui_agent.llm.client import LLM, Message
@@ -67,8 +69,14 @@ def _bindings(strategy: Strategy, item: str, click: bool) -> dict[str, Any]:
         "PAGE_LOADED": {"exists": "body"},
         "LIST_LOADED": {"exists": item},  # as found: the item selector may name its list too
     }
+    if strategy.list_item_siblings is not None:
+        bindings["LIST_ITEM_SIBLINGS"] = strategy.list_item_siblings
     if strategy.pagination_button:
         bindings["NEXT_PAGE_BUTTON"] = strategy.pagination_button
+        if strategy.pagination_text:
+            bindings["NEXT_PAGE_TEXT"] = strategy.pagination_text
+        if strategy.pagination_numbered:
+            bindings["NEXT_PAGE_NUMBERED"] = True
     if not click:
         bindings["CLICK_BEHAVIOR"] = "inline"  # read inside the item itself, no click
         bindings["ITEM_FIELDS"] = _fields(strategy.item_fields)
@@ -88,6 +96,8 @@ def _bindings(strategy: Strategy, item: str, click: bool) -> dict[str, Any]:
         bindings["DETAILS_LOADED"] = {"exists": loaded}
     if strategy.close_details:
         bindings["CLOSE_DETAILS"] = strategy.close_details  # details that block the list
+    elif strategy.close_key:
+        bindings["CLOSE_DETAILS"] = {"key": strategy.close_key}
     if strategy.details_content:
         bindings["DETAILS_CONTENT"] = list(strategy.details_content)
     item_fields = _fields(strategy.item_fields, leave_out=strategy.details_fields)
@@ -97,16 +107,24 @@ def _bindings(strategy: Strategy, item: str, click: bool) -> dict[str, Any]:
     return bindings
 
 
-def _commands(strategy: Strategy, fragments: Sequence[Fragment], click: bool) -> list[Any]:
-    commands: list[dict[str, Any]] = [
-        {"type": "WAIT_FOR", "target": "page"},
-        {"type": "WAIT_FOR", "target": "list"},
-    ]
+def _commands(
+    strategy: Strategy, fragments: Sequence[Fragment], click: bool, wait_ms: int
+) -> list[Any]:
+    list_wait: dict[str, Any] = {"type": "WAIT_FOR", "target": "list"}
+    if wait_ms != int(WAIT_CAP * 1000):  # a run's --wait is the least a list is waited for
+        list_wait["timeout"] = wait_ms
+    commands: list[dict[str, Any]] = [{"type": "WAIT_FOR", "target": "page"}, list_wait]
     for fragment in fragments:
         commands.extend(fragment.commands)
     if fragments:
-        commands.append({"type": "WAIT_FOR", "target": "list"})
-    loop = {"type": "FOR_EACH_ITEM_IN_LIST", "body": (CLICK_BODY if click else []) + ITEM_BODY}
+        commands.append(list_wait)
+    clicking: list[dict[str, Any]] = []
+    if click and strategy.click_target:
+        target = {"type": "CLICK", "selector": strategy.click_target, "within": "item"}
+        clicking = [target, CLICK_BODY[1]]
+    elif click:
+        clicking = CLICK_BODY
+    loop = {"type": "FOR_EACH_ITEM_IN_LIST", "body": clicking + ITEM_BODY}
     more: list[dict[str, Any]] = []
     if strategy.load_more_button:
         more.append({"type": "CLICK_IF_EXISTS", "selector": strategy.load_more_button})
@@ -126,17 +144,22 @@ def build_recipe(
     recipe_id: str,
     name: str,
     max_items: int | None,
+    wait: float = WAIT_CAP,
+    click: bool | None = None,
 ) -> RecipeFile:
-    """The recipe a strategy implies, validated; RecipeError when it cannot be written."""
+    """The recipe a strategy implies, validated; RecipeError when it cannot be written.
+
+    `wait` (seconds) is how long the list is waited for after the page loads; `click` says
+    whether each item is clicked for its details (None: as `clicks` decides)."""
     if not strategy.list_item:
         raise RecipeError("the strategy names no LIST_ITEM: there is no list to extract")
-    click = clicks(strategy)
+    click = clicks(strategy) if click is None else click and strategy.click_behavior is not None
     data = {
         "bindings": _bindings(strategy, strategy.list_item, click),
         "recipe": {
             "id": recipe_id,
             "name": name,
-            "commands": _commands(strategy, fragments, click),
+            "commands": _commands(strategy, fragments, click, int(wait * 1000)),
             "config": {} if max_items is None else {"maxItems": max_items},
         },
     }
@@ -158,13 +181,23 @@ def without_empty_fields(
     return strategy.model_copy(update={"details_fields": details, "item_fields": items})
 
 
+def _clicks_items(recipe: RecipeFile) -> bool:
+    """Whether the recipe clicks each item (for its details)."""
+    return any(
+        command.type == "CLICK" and (command.selector is None or command.within == "item")
+        for command in _walk(recipe)
+    )
+
+
 def describe(recipe: RecipeFile) -> str:
     """What a recipe does, in one line: how items are read, their fields, how more come in."""
     bindings = recipe.bindings
-    clicked = any(command.type == "CLICK" and command.selector is None for command in _walk(recipe))
+    clicked = _clicks_items(recipe)
     how = f"clicks each item ({bindings.CLICK_BEHAVIOR})" if clicked else "reads the list items"
+    if bindings.LIST_ITEM_SIBLINGS is not None:
+        how += " (each spread over sibling elements)"
     if clicked and bindings.CLOSE_DETAILS:
-        how += f", then closes its details (`{bindings.CLOSE_DETAILS}`)"
+        how += f", then closes its details ({bindings.CLOSE_DETAILS.describe()})"
     fields = ", ".join(named_fields(recipe)) or "no named fields (text and link)"
     more = [
         {"SCROLL": "scrolls for more", "CLICK_IF_EXISTS": "clicks for more"}[command.type]
@@ -215,8 +248,16 @@ class RecipeGenerator:
         max_items: int | None = None,
         llm: LLM | None = None,
         dry_run_items: int = 2,
+        wait: float = WAIT_CAP,
+        parser: DetailsParser | None = None,
+        parse_details: bool = False,
     ) -> None:
+        """`parser` (a model) reads fields from the details' text when no selector names any,
+        or always with `parse_details`; `wait` caps the waits for a page to render."""
         self.browser = browser
+        self.wait = wait
+        self.parser = parser
+        self.parse_details = parse_details
         self.url = url
         self.strategy = strategy
         self.task = task
@@ -238,8 +279,72 @@ class RecipeGenerator:
         try:
             async for event in work:
                 yield event
+            if self.recipe is not None and self._wants_parsing(self.recipe):
+                async for event in self._add_parsing(self.recipe):
+                    yield event
         except DryRunAborted as exc:
             self.error = f"the dry run could not run: {exc}"
+
+    # -- parsing the details' text with the model ------------------------------------------------
+
+    def _wants_parsing(self, recipe: RecipeFile) -> bool:
+        if self.parser is None:
+            return False
+        named = set(recipe.bindings.DETAILS_FIELDS) | set(recipe.bindings.ITEM_FIELDS)
+        return self.parse_details or not (named - {"title", "url"})
+
+    async def _add_parsing(self, recipe: RecipeFile) -> AsyncIterator[Event]:
+        """Have the model propose the fields the details' text gives, then dry-run the recipe
+        that parses them; kept only when the parsed fields came back."""
+        assert self.parser is not None
+        kept, items = self.recipe, self.dry_run_items
+        if not _clicks_items(recipe) and self.strategy.click_behavior is not None:
+            yield Log(message="details parsing needs the details' text: each item is clicked")
+            try:
+                recipe = self._build(self.strategy, click=True)
+            except RecipeError as exc:
+                yield Log(level="warning", message=f"parsing left out: {_one_line(exc)}")
+                return
+            async for event in self._try(recipe):
+                yield event
+            if not self._verdict.ok:
+                self.recipe, self.dry_run_items, self.error = kept, items, None
+                yield Log(level="warning", message="parsing left out: the clicking recipe failed")
+                return
+        texts = [str(item["text"]) for item in self.dry_run_items if item.get("text")]
+        if not texts:
+            self.recipe, self.dry_run_items = kept, items
+            yield Log(level="warning", message="no details text to parse: parsing left out")
+            return
+        known = list(named_fields(recipe))
+        reason = "asked for" if self.parse_details else "no selector names the details' fields"
+        yield Log(message=f"details parsing ({reason}): the model proposes their fields")
+        reply = await self.parser.llm.complete(
+            schema_prompt(self.task, texts, known), want_json=True, purpose="details schema"
+        )
+        yield reply.call
+        schema = read_schema(reply.text, known)
+        if schema is None:
+            self.recipe, self.dry_run_items = kept, items
+            yield Log(
+                level="warning",
+                message=f"the model proposed no fields ({reply.text[:80]!r}): parsing left out",
+            )
+            return
+        parsing = with_parsing(recipe, schema)
+        async for event in self._try(parsing):
+            yield event
+        read = [
+            n for n in schema if any(item.get(n) not in (None, "") for item in self.dry_run_items)
+        ]
+        if self._verdict.ok and read:
+            yield Log(message=f"the details are parsed into {', '.join(schema)}")
+            return
+        self.recipe, self.dry_run_items, self.error = kept, items, None
+        yield Log(
+            level="warning",
+            message="the model read none of the proposed fields in the dry run: parsing left out",
+        )
 
     # -- offline -------------------------------------------------------------------------------
 
@@ -266,13 +371,15 @@ class RecipeGenerator:
             yield event
         self.error = self._verdict.error
 
-    def _build(self, strategy: Strategy) -> RecipeFile:
+    def _build(self, strategy: Strategy, click: bool | None = None) -> RecipeFile:
         return build_recipe(
             strategy,
             self.fragments,
             recipe_id=self.recipe_id,
             name=self.name,
             max_items=self.max_items,
+            wait=self.wait,
+            click=click,
         )
 
     def _repair(self, recipe: RecipeFile, judged: Verdict) -> RecipeFile | None:
@@ -343,7 +450,15 @@ class RecipeGenerator:
         self._dry_runs += 1
         count = self.dry_run_size
         yield Log(level="info", message=f"dry run {self._dry_runs} on {count} items: {self.url}")
-        trial = DryRun(self.browser, self.url, recipe, items=count, number=self._dry_runs)
+        trial = DryRun(
+            self.browser,
+            self.url,
+            recipe,
+            items=count,
+            number=self._dry_runs,
+            wait=self.wait,
+            parser=self.parser,
+        )
         async for event in trial.run():
             yield event
         self.dry_run_items = trial.result.items

@@ -38,7 +38,20 @@ searched inside the item). PAGE_LOADED and LIST_LOADED are conditions of the sam
 - NEXT_PAGE_BUTTON is the pagination control clicked by {{"type": "CLICK_IF_EXISTS", \
 "target": "next_page"}}.
 - CLOSE_DETAILS is clicked after each item when it is shown: details that cover the list (a \
-modal dialog) must name their close control here, or the next item cannot be clicked.
+modal dialog) must name their close control here, or {{"key": "Escape"}} when only that key \
+closes them, or the next item cannot be clicked. The run waits until the details are gone.
+- LIST_ITEM_SIBLINGS: an item spread over sibling elements (a title row and a tag row): the \
+siblings after each LIST_ITEM that belong to it (a selector, or a count). Fields are then \
+read in all of the item's elements.
+- NEXT_PAGE_TEXT: when NEXT_PAGE_BUTTON matches several controls (a pager's links), the one \
+reading this text is clicked on every page; NEXT_PAGE_NUMBERED: true clicks the page number \
+after the current one.
+- A field {{"selector": ..., "prefix": "Year:"}} reads a value written after its label in \
+the same element (the label, wherever it is in the item, finds the element).
+- A click that must go to the item's link: {{"type": "CLICK", "selector": "<link>", \
+"within": "item"}} instead of {{"type": "CLICK"}}.
+- DETAILS_SCHEMA {{name: description}} with {{"type": "EXTRACT_DETAILS", "parse": true}} has \
+a model read those fields from the details' text (prose with no element per field).
 - When the list items show every field the task needs, do not click: CLICK_BEHAVIOR \
 "inline", no DETAILS_PANEL, the fields in ITEM_FIELDS, and a body of EXTRACT_DETAILS, SAVE, \
 MARK_DONE only.
@@ -54,7 +67,9 @@ When more items come in, put the FOR_EACH_ITEM_IN_LIST inside {{"type": "REPEAT"
 {{"type": "CLICK_IF_EXISTS", "target": "next_page"}} (pagination), {{"type": \
 "CLICK_IF_EXISTS", "selector": "<load more button>"}} (load more) or {{"type": "SCROLL", \
 "target": "page"}} (infinite scroll). The REPEAT ends by itself when nothing new appears.
-Fragments (filter, sort, search) run after WAIT_FOR list, followed by another WAIT_FOR list.
+Fragments (filter, sort, search) run after WAIT_FOR list, followed by another WAIT_FOR list; \
+copy their commands as given (a {{"type": "WAIT_FOR", "target": "list", "changed": true}} \
+waits for the list to change after the click before it).
 Set recipe.config.maxItems to maxItems (leave config empty when there is no limit).
 
 The answer must follow this JSON Schema:

@@ -2,9 +2,12 @@
 
 `OfflinePlanner` finds the list, the click behaviour and the details' fields with the probes
 alone; `StrategyPlanner` lets a model explore with the same probes. Both hand on a `Strategy`.
-`parse_intent` reads what a scraping task asks of the list (count, filters, order, search).
+`parse_intent` reads what a scraping task asks of the list (count, filters, order, search) in
+English, Spanish, French, German or Portuguese; `intent_prompt` / `read_intent` have a model
+read a task in any other language.
 """
 
+from tui_agent.web.plan.intent_model import intent_prompt, read_intent
 from tui_agent.web.plan.llm_planner import StrategyPlanner
 from tui_agent.web.plan.offline_planner import OfflinePlanner
 from tui_agent.web.plan.strategy import (
@@ -17,6 +20,7 @@ from tui_agent.web.plan.strategy import (
 from tui_agent.web.plan.task_intent import (
     SORT_KEYS,
     TaskIntent,
+    known_language,
     needed_generators,
     parse_intent,
     sort_field,
@@ -31,8 +35,11 @@ __all__ = [
     "StrategyField",
     "StrategyPlanner",
     "TaskIntent",
+    "intent_prompt",
+    "known_language",
     "needed_generators",
     "parse_intent",
     "parse_strategy",
+    "read_intent",
     "sort_field",
 ]

@@ -12,21 +12,28 @@ single element beats a repeated one (a tag list's container over one of its tags
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tui_agent.web.page_js import MEMBERS_JS
 from tui_agent.web.plan.strategy import StrategyField
 
 # arg: {root: selector, index: which match of it, inner: selector inside it that is the block
-# (or null), item: mark the main link (a list item's link to its details)}.
+# (or null), item: mark the main link (a list item's link to its details), siblings: the
+# block's sibling members (LIST_ITEM_SIBLINGS of an item spread over siblings, or null)}.
 # Returns null when the block is not there, else its candidates in document order.
-CANDIDATES_JS = r"""
-(arg) => {
+CANDIDATES_JS = (
+    "(arg) => {\n"
+    + MEMBERS_JS
+    + r"""
   const outer = [...document.querySelectorAll(arg.root)][arg.index || 0];
   const root = outer && arg.inner ? outer.querySelector(arg.inner) : outer;
   if (!root) return null;
+  const members = arg.inner ? [root] : membersOf(root, arg.siblings, arg.root);
+  const inBlock = (el) => members.some((m) => m.contains(el));
   const clean = (text) => (text || "").replace(/\s+/g, " ").trim();
   const SKIP = "script, style, template, noscript, svg, button, select, option, input, " +
     "textarea, form, nav, iframe, canvas";
@@ -36,7 +43,7 @@ CANDIDATES_JS = r"""
   const goodClass = (c) => c.length <= 40 && !STATE.test(c) && !/\d{3,}/.test(c) &&
     /^[A-Za-z_][\w-]*$/.test(c);
   const shown = (el) => el.checkVisibility ? el.checkVisibility() : el.offsetParent !== null;
-  const left = (el) => el.closest(SKIP) !== null && root.contains(el.closest(SKIP));
+  const left = (el) => el.closest(SKIP) !== null && inBlock(el.closest(SKIP));
   const quote = (value) => '"' + value.replace(/["\\]/g, "\\$&") + '"';
   const simple = (el) => {
     const tag = el.tagName.toLowerCase();
@@ -54,21 +61,22 @@ CANDIDATES_JS = r"""
     return out;
   };
   const firstIs = (selector, el) => {
-    try { return root.querySelector(selector) === el; } catch { return false; }
+    try { return allInMembers(members, selector)[0] === el; } catch { return false; }
   };
   const paths = new Map();
+  // The block-relative selector whose first match is `el` (null: none can name it).
   const path = (el) => {
     if (el === root) return ":scope";
     if (paths.has(el)) return paths.get(el);
-    let found = simple(el).find((selector) => firstIs(selector, el));
-    if (!found) {
+    let found = simple(el).find((selector) => firstIs(selector, el)) || null;
+    if (!found && !members.includes(el)) {
       const parent = el.parentElement;
       const base = path(parent);
       const same = [...parent.children].filter((c) => c.tagName === el.tagName);
       const nth = `${el.tagName.toLowerCase()}:nth-of-type(${same.indexOf(el) + 1})`;
       const own = simple(el)[0];
-      found = [`${base} > ${own}`, `${base} > ${nth}`].find((s) => firstIs(s, el)) ||
-        `${base} > ${nth}`;
+      found = base === null ? null
+        : [`${base} > ${own}`, `${base} > ${nth}`].find((s) => firstIs(s, el)) || null;
     }
     paths.set(el, found);
     return found;
@@ -79,27 +87,49 @@ CANDIDATES_JS = r"""
     if (el.tagName === "DD") {
       let dt = el.previousElementSibling;
       while (dt && dt.tagName !== "DT") dt = dt.previousElementSibling;
-      if (dt) { labels.add(dt); return textOf(dt); }
+      if (dt && dt !== members[0]) { labels.add(dt); return textOf(dt); }
     }
     if (el.tagName === "TD") {
       const th = el.parentElement.querySelector("th");
       if (th && el.parentElement.children.length === 2) { labels.add(th); return textOf(th); }
     }
     const prev = el.previousElementSibling;
-    if (prev && !prev.children.length) {
+    if (prev && !prev.children.length && !members.includes(prev)) {
       const text = textOf(prev);
       const tagged = ["LABEL", "DT", "TH"].includes(prev.tagName);
-      if (text.length <= 40 && (tagged || /:$/.test(text))) {
+      if (text.length <= 40 && (tagged || COLON_END.test(text))) {
         labels.add(prev);
-        return text.replace(/:$/, "").trim();
+        return text.replace(COLON_END, "").trim();
       }
     }
     return null;
   };
+  // A label written before the value in the same element: "<b>Año:</b> 2019", "Precio: 12 €".
+  const COLON_END = /\s*[:\uff1a\ufe55\ufe13]$/u;
+  const INLINE = /^([^:\uff1a\n]{1,40}?)\s*([:\uff1a])\s*(\S[\s\S]*)$/u;
+  const LINE_BREAKERS = "div, p, li, ul, ol, dl, table, section, article, br, h1, h2, h3, h4, "
+    + "h5, h6";
+  const inlineLabel = (el) => {
+    if (/^(H[1-6]|A|BUTTON|LABEL|DT|TH|TIME)$/.test(el.tagName) || el.children.length > 4
+        || el.querySelector(LINE_BREAKERS)) return null;
+    const found = textOf(el).match(INLINE);
+    if (!found) return null;
+    const name = found[1].trim();
+    const head = el.firstElementChild;
+    const leading = [...el.childNodes].find((n) => n.nodeType === 1 || n.textContent.trim());
+    const marked = head !== null && leading === head
+      && /^(B|STRONG|SPAN|EM|I|SMALL|LABEL)$/.test(head.tagName)
+      && textOf(head).replace(COLON_END, "").trim() === name;
+    const plain = leading && leading.nodeType === 3 && name.split(/\s+/).length <= 3
+      && /^[\p{Lu}\p{Lo}]/u.test(name);
+    if (!marked && !plain) return null;
+    if (marked) labels.add(head);
+    return { label: name, prefix: name + found[2], value: found[3] };
+  };
   const real = (a) => !/^\s*(#|javascript:)/i.test(a.getAttribute("href") || "#");
   let main = null;
   if (arg.item) {
-    const links = [...root.querySelectorAll("a[href]")].filter((a) => real(a) && !left(a));
+    const links = allInMembers(members, "a[href]").filter((a) => real(a) && !left(a));
     main = root.matches("a[href]") && real(root) ? root :
       links.find((a) => a.closest("h1, h2, h3, h4, h5, h6")) ||
       links.find((a) => textOf(a).length >= 3) || links[0] || null;
@@ -110,23 +140,32 @@ CANDIDATES_JS = r"""
     return [...el.parentElement.children].filter(
       (c) => c.tagName === el.tagName && [...c.classList].sort().join(" ") === key).length;
   };
-  const all = [root, ...root.querySelectorAll("*")].slice(0, 600);
+  const all = members.flatMap((m) => [m, ...m.querySelectorAll("*")]).slice(0, 600);
   const index = new Map();
   const out = [];
   const elements = [];
   for (const el of all) {
     if (el !== root && (left(el) || !shown(el))) continue;
-    const label = el === root ? null : labelOf(el);
-    const text = textOf(el).slice(0, 300);
+    let label = el === root ? null : labelOf(el);
+    let text = textOf(el).slice(0, 300);
+    let prefix = null;
+    const inline = el === root || label ? null : inlineLabel(el);
+    if (inline) {
+      label = inline.label;
+      prefix = inline.prefix;
+      text = inline.value.slice(0, 300);
+    }
     const href = el.matches("a[href]") && real(el) ? el.href : null;
     const src = el.tagName === "IMG" ? (el.currentSrc || el.src || null) : null;
     if (el === root && el !== main) continue;
     if (!text && !href && !src) continue;
     const ancestors = [];
-    for (let up = el.parentElement; up && up !== root.parentElement; up = up.parentElement) {
+    for (let up = el.parentElement; up && inBlock(up); up = up.parentElement) {
       if (index.has(up)) ancestors.push(index.get(up));
     }
-    const selector = path(el);
+    // A labelled value no selector names alone is still found by its label when read.
+    const selector = path(el) ?? (prefix ? simple(el)[0] : null);
+    if (selector === null) continue;
     const attributes = {};
     for (const name of ["itemprop", ...DATA, "datetime"]) {
       const value = el.getAttribute(name);
@@ -136,13 +175,14 @@ CANDIDATES_JS = r"""
     elements.push(el);
     out.push({
       index: out.length, selector, tag: el.tagName.toLowerCase(), text,
-      classes: [...el.classList].filter(goodClass), attributes, label, href, src,
-      repeated: el === root ? 1 : repeats(el), ancestors, main_link: el === main,
+      classes: [...el.classList].filter(goodClass), attributes, label, prefix, href, src,
+      repeated: members.includes(el) ? 1 : repeats(el), ancestors, main_link: el === main,
     });
   }
   return out.filter((c) => !labels.has(elements[c.index]));
-}
 """
+    + "}"
+)
 
 
 @dataclass(frozen=True)
@@ -156,6 +196,8 @@ class Candidate:
     classes: tuple[str, ...] = ()
     attributes: dict[str, str] = field(default_factory=dict)
     label: str | None = None
+    prefix: str | None = None
+    """The label as written before the value in the same element ("Año:"), dropped on read."""
     href: str | None = None
     src: str | None = None
     repeated: int = 1
@@ -175,6 +217,7 @@ class Candidate:
             classes=tuple(data.get("classes") or ()),
             attributes=dict(data.get("attributes") or {}),
             label=data.get("label"),
+            prefix=data.get("prefix"),
             href=data.get("href"),
             src=data.get("src"),
             repeated=data.get("repeated", 1),
@@ -250,13 +293,23 @@ DATE = re.compile(
     r"|\d{1,2}\s[A-Z][a-z]{2,8}\s\d{4})$"
 )
 RATING = re.compile(r"^(?:10(?:\.0)?|\d\.\d{1,2}|\d\s*(?:/\s*(?:5|10)|stars?|out of 5))$")
-_SPLIT = re.compile(r"[-_\s:]+|(?<=[a-z])(?=[A-Z])")
+_SPLIT = re.compile(r"[-_\s:\uff1a/·.,()]+|(?<=[a-z])(?=[A-Z])")
+_NOT_WORD = re.compile(r"[\W_]+")
+MAX_NAME = 40
+"""Characters a field name made from a label keeps at most."""
 VALUE_KINDS = (("price", PRICE), ("currency", CURRENCY), ("date", DATE), ("rating", RATING))
 
 
 def words(text: str) -> list[str]:
-    """The lower-case words of a class name or label ("field-price" -> ["field", "price"])."""
-    return [word.lower() for word in _SPLIT.split(text.strip()) if word]
+    """The lower-case words of a class name or label ("field-price" -> ["field", "price"]), in
+    any script ("Año de publicación" -> ["año", "de", "publicación"])."""
+    text = unicodedata.normalize("NFKC", text.strip())
+    return [word.lower() for word in _SPLIT.split(text) if word]
+
+
+def _tokens(text: str) -> list[str]:
+    """The words of `text` with only their letters and digits left."""
+    return [token for word in words(text) if (token := _NOT_WORD.sub("", word))]
 
 
 def canonical(text: str) -> tuple[str, bool] | None:
@@ -266,8 +319,7 @@ def canonical(text: str) -> tuple[str, bool] | None:
     joined pair ("sold-by" -> seller), then the whole ("productName" -> title); weak words
     ("name", "link", "time") count only when no strong one is there.
     """
-    tokens = [re.sub(r"[^a-z0-9]", "", token) for token in words(text)]
-    tokens = [token for token in tokens if token]
+    tokens = _tokens(text)
     whole = "".join(tokens)
     if whole in _WORDS:
         return _WORDS[whole], True
@@ -285,15 +337,16 @@ def canonical(text: str) -> tuple[str, bool] | None:
 
 
 def label_name(label: str) -> str | None:
-    """A label's field name: a known one ("Listed" -> date), else its words in snake_case."""
+    """A label's field name: a known one ("Listed" -> date), else its words in snake_case,
+    letters of any script kept ("Año de publicación" -> año_de_publicación, "価格" -> 価格)."""
     known = canonical(label)
     if known is not None:
         return known[0]
-    tokens = [re.sub(r"[^a-z0-9]", "", token) for token in words(label)]
-    tokens = [token for token in tokens if token]
-    if not tokens or len(tokens) > 3 or not tokens[0][0].isalpha():
+    tokens = _tokens(label)
+    if not tokens or len(tokens) > 4 or not tokens[0][0].isalpha():
         return None
-    return "_".join(tokens)
+    name = "_".join(tokens)
+    return name if len(name) <= MAX_NAME else None
 
 
 def value_kind(text: str) -> str | None:
@@ -396,7 +449,10 @@ def name_fields(candidates: Sequence[Candidate]) -> dict[str, StrategyField]:
         key = (candidate.index, hint.attribute)
         if hint.name in chosen or key in used:
             continue
-        chosen[hint.name] = StrategyField(selector=candidate.selector, attribute=hint.attribute)
+        prefix = candidate.prefix if hint.attribute is None else None
+        chosen[hint.name] = StrategyField(
+            selector=candidate.selector, attribute=hint.attribute, prefix=prefix
+        )
         used.add(key)
     return ordered(chosen)
 

@@ -38,6 +38,7 @@ SINGLE_SELECTORS = {
     "pagination_button": "PAGINATION_BUTTON",
     "load_more_button": "LOAD_MORE_BUTTON",
     "close_details": "CLOSE_DETAILS",
+    "click_target": "CLICK_TARGET",
 }
 """Strategy attribute -> the key it is written under."""
 DETAILS_PLACES = ("DETAILS_LOADED", "DETAILS_CONTENT", "DETAILS_FIELDS")
@@ -88,6 +89,8 @@ def _places(strategy: Strategy) -> list[tuple[str, str]]:
         for attribute, key in SINGLE_SELECTORS.items()
         if getattr(strategy, attribute)
     ]
+    if isinstance(strategy.list_item_siblings, str):
+        found.append((strategy.list_item_siblings, "LIST_ITEM_SIBLINGS"))
     found += [(selector, "DETAILS_CONTENT") for selector in strategy.details_content]
     found += [(f.selector, f"DETAILS_FIELDS.{n}") for n, f in strategy.details_fields.items()]
     found += [(f.selector, f"ITEM_FIELDS.{n}") for n, f in strategy.item_fields.items()]
@@ -97,7 +100,7 @@ def _places(strategy: Strategy) -> list[tuple[str, str]]:
 def _scopes(strategy: Strategy, where: str) -> list[str]:
     """Selectors that a relative selector used at `where` is read inside."""
     item, panel = strategy.list_item, strategy.details_panel
-    if where.startswith("ITEM_FIELDS"):
+    if where.startswith("ITEM_FIELDS") or where == "CLICK_TARGET":
         scopes = [item]
     elif where.startswith(DETAILS_PLACES) and strategy.click_behavior == "inline":
         scopes = [item, panel, f"{item} {panel}" if item and panel else None]
@@ -130,6 +133,9 @@ def _drop(strategy: Strategy, refused: set[tuple[str, str]]) -> Strategy:
         for attribute, key in SINGLE_SELECTORS.items()
         if not keep(getattr(strategy, attribute), key)
     }
+    siblings = strategy.list_item_siblings
+    if isinstance(siblings, str) and not keep(siblings, "LIST_ITEM_SIBLINGS"):
+        update["list_item_siblings"] = None
     update["details_content"] = [s for s in strategy.details_content if keep(s, "DETAILS_CONTENT")]
     for attribute, key in (("details_fields", "DETAILS_FIELDS"), ("item_fields", "ITEM_FIELDS")):
         fields = getattr(strategy, attribute)

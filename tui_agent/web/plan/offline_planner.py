@@ -12,17 +12,15 @@ pairs of the same kind, and Log lines stating what was found.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import time
 import uuid
 from collections.abc import AsyncIterator
-from dataclasses import replace
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 
 from tui_agent.events import Event, Log, ToolCall
+from tui_agent.web.page_wait import PROGRESS_EVERY, WAIT_CAP, settle, settled
 from tui_agent.web.plan.field_names import (
     CANDIDATES_JS,
     Candidate,
@@ -33,21 +31,23 @@ from tui_agent.web.plan.field_names import (
 from tui_agent.web.plan.strategy import Strategy, StrategyField
 from tui_agent.web.plan.task_intent import TaskIntent, needed_generators, parse_intent
 from tui_agent.web.probe import ListCandidate, ProbeResult, Probes, find_lists, traced
-from tui_agent.web.recipe import first_line
+from tui_agent.web.recipe import (
+    Bindings,
+    ClickIfExists,
+    CommandFailed,
+    HardFailure,
+    PageActions,
+    conditions,
+    first_line,
+)
 from tui_agent.web.tool_events import tool_result
 
-LIST_WAIT = 10.0
-"""Seconds a late list (behind a spinner, loaded by script) is waited for."""
-POLL = 0.3
-STILL_POLLS = 3
-"""Looks in a row that must find the same list before it is taken (a list still growing is
-not)."""
-NETWORK_IDLE_MS = 3000
 ITEM_SAMPLES = 5
 """List items whose fields are read (fields some items lack show in others)."""
 DETAIL_SAMPLES = 3
 """Items whose details are opened and read at most (two when the second adds no field)."""
-SETTLE_MS = 3000
+SETTLE_CAP = 3.0
+"""Seconds a page is waited for after a click that changes nothing on the network."""
 CLICK_TIMEOUT_MS = 5000
 LOAD_TIMEOUT_MS = 15000
 
@@ -58,29 +58,6 @@ BUSY = (
 """Elements that say the page is still loading (a spinner, a busy region, a skeleton)."""
 LOADING = f"() => [...document.querySelectorAll({BUSY!r})].some((el) => el.checkVisibility())"
 """Whether such an element is shown."""
-
-# Resolves once the page's text and element count held still for a few frames and nothing
-# shows it is loading (or `ms` passed); true when it settled.
-SETTLE_JS = (
-    """async (ms) => {
-  const loading = """
-    + LOADING
-    + """;
-  const mark = () => document.body.innerText.length + ":" +
-    document.body.getElementsByTagName("*").length;
-  const end = Date.now() + ms;
-  let last = mark();
-  let still = 0;
-  while (Date.now() < end) {
-    await new Promise((done) => setTimeout(done, 80));
-    const now = mark();
-    still = now === last && !loading() ? still + 1 : 0;
-    last = now;
-    if (still >= 3) return true;
-  }
-  return false;
-}"""
-)
 
 KEEP_JS = "(key) => { window[key] = document.body.cloneNode(true); }"
 """Keeps a copy of the page before any click (to tell what only the details show)."""
@@ -93,15 +70,28 @@ ABSENT_JS = """([key, selectors]) => {
 }"""
 
 
+NEXT_PAGE = ClickIfExists(type="CLICK_IF_EXISTS", target="next_page")
+
+
 class OfflinePlanner:
     """Plans a list-detail page with the probe tools alone; iterate `run()`, then read
     `strategy` (None when no plan could be made), `output` (its Markdown) and `error`."""
 
-    def __init__(self, probes: Probes, task: str, url: str) -> None:
+    def __init__(
+        self,
+        probes: Probes,
+        task: str,
+        url: str,
+        *,
+        wait: float = WAIT_CAP,
+        intent: TaskIntent | None = None,
+    ) -> None:
         self.probes = probes
         self.page = probes.page
         self.task = task
         self.url = url
+        self.wait = wait
+        self.intent = intent or parse_intent(task)
         self.strategy: Strategy | None = None
         self.output = ""
         self.error: str | None = None
@@ -113,6 +103,7 @@ class OfflinePlanner:
         self._click: dict[str, Any] = {}
         self._details: dict[str, StrategyField] = {}
         self._more: dict[str, Any] = {}
+        self._loaded_by: str | None = None
         self._kept = f"__tuiOfflineBefore_{uuid.uuid4().hex[:8]}"
 
     async def run(self) -> AsyncIterator[Event]:
@@ -137,6 +128,9 @@ class OfflinePlanner:
         if self._click.get("behavior"):
             async for event in self._read_details():
                 yield event
+        self._loaded_by = await self._details_loaded(
+            self._click.get("behavior"), self._click.get("appeared")
+        )
         async for event in self._observe_scrolling():
             yield event
         self.strategy = await self._write()
@@ -165,18 +159,30 @@ class OfflinePlanner:
         return {selector: await self.probes.count(selector) for selector in selectors}
 
     async def _settle(self) -> None:
-        await self.page.evaluate(SETTLE_JS, SETTLE_MS)
+        """Wait for the page after a click or a page change (see page_wait)."""
+        await settled(self.page, self.wait)
 
     # -- 1. the list -------------------------------------------------------------------------
 
     async def _find_list(self) -> AsyncIterator[Event]:
-        call = self._call("find_lists", {"wait_seconds": LIST_WAIT})
+        call = self._call("find_lists", {"wait_seconds": self.wait})
         yield call
         began = time.monotonic()
-        found = await self._stable_lists()
+        capped = False
+        async for look in settle(self.page, self.wait, ready=self._list_shown):
+            if not look.done:
+                yield Log(level="info", message=look.line())
+            elif look.elapsed >= PROGRESS_EVERY:
+                yield Log(level="info", message=f"the page {look.outcome()}")
+            capped = look.why == "cap"
+        lists = [c for c in await find_lists(self.page) if c.count >= 2]
+        found = [c for c in lists if c.place != "navigation"]  # menus are never the items
         waited = round(time.monotonic() - began, 1)
         if not found:
-            self.error = f"no repeated list of items found on {self.page.url} (waited {waited} s)"
+            self.error = f"no repeated list of items found on {self.page.url} (waited {waited} s"
+            if lists:
+                self.error += "; only navigation menus: " + ", ".join(f"`{c.item}`" for c in lists)
+            self.error += "; it was still busy: a longer --wait may help)" if capped else ")"
             yield tool_result(call, began, self.error, {"candidates": []}, ok=False)
             yield Log(level="warning", message=self.error)
             return
@@ -185,42 +191,43 @@ class OfflinePlanner:
         self._list = best
         self._list_url = self.page.url
         self.probes.item_selector = best.item
+        self.probes.item_siblings = best.siblings
         lines = [f"{len(found)} repeated list(s) found after {waited} s, best first:"]
         lines += [
-            f"- `{c.item}` in `{c.container}`: {c.count} items, {c.links} with links; "
+            f"- `{c.item}`{_spread(c.siblings)} in `{c.container}`: {c.count} items, "
+            f"{c.links} with links{' (navigation, sidebar or menu)' if c.weak else ''}; "
             f'first: "{c.sample}"'
             for c in found
         ]
         facts = {
             "candidates": [
-                {"container": c.container, "item": c.item, "count": c.count, "links": c.links}
+                {
+                    "container": c.container,
+                    "item": c.item,
+                    "siblings": c.siblings,
+                    "count": c.count,
+                    "links": c.links,
+                    "weak": c.weak,
+                }
                 for c in found
             ],
             "waited": waited,
             "verified": {s: n for s, n in verified.items() if n},
         }
         yield tool_result(call, began, "\n".join(lines), facts)
+        spread = f", each spread over sibling elements ({_spread(best.siblings).strip()})"
         yield self._note(
-            f"The page lists {best.count} items (`{best.item}` in `{best.container}`); "
-            f'the first reads "{best.sample}".'
+            f"The page lists {best.count} items (`{best.item}` in `{best.container}`"
+            f'{spread if best.siblings else ""}); the first reads "{best.sample}".'
         )
 
-    async def _stable_lists(self) -> list[ListCandidate]:
-        """The page's lists once nothing shows it loading and the best list (or its absence)
-        held still for STILL_POLLS looks; what is there when LIST_WAIT runs out."""
-        with contextlib.suppress(PlaywrightError):
-            await self.page.wait_for_load_state("networkidle", timeout=NETWORK_IDLE_MS)
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + LIST_WAIT
-        seen: list[tuple[str, int] | None] = []
-        while True:
-            loading = await self.page.evaluate(LOADING)
-            found = [c for c in await find_lists(self.page) if c.count >= 2]
-            seen = [*seen, (found[0].item, found[0].count) if found else None][-STILL_POLLS:]
-            still = len(seen) == STILL_POLLS and len(set(seen)) == 1
-            if (still and not loading) or loop.time() >= deadline:
-                return found
-            await asyncio.sleep(POLL)
+    async def _list_shown(self) -> bool:
+        """Whether the page shows a list worth taking (not in navigation, a sidebar or a form,
+        not a menu) and nothing says it is still loading."""
+        if await self.page.evaluate(LOADING):
+            return False
+        found = [c for c in await find_lists(self.page, limit=3) if c.count >= 2]
+        return bool(found) and not found[0].weak
 
     # -- 2. the fields each list item shows ---------------------------------------------------
 
@@ -234,9 +241,17 @@ class OfflinePlanner:
         began = time.monotonic()
         named = [await self._fields_in(item, index, item=True) for index in range(samples)]
         fields = merge_fields(named)
-        verified = await self._verify([scoped(f.selector, item) for f in fields.values()])
-        fields = {n: f for n, f in fields.items() if verified[scoped(f.selector, item)]}
-        await self._verify([f.selector for f in fields.values() if f.selector != ":scope"])
+        siblings = self._list.siblings
+        if siblings is not None:  # each field is looked for in all of an item's elements
+            verified = {
+                f.selector: await self.probes.count_in_items(item, siblings, f.selector)
+                for f in fields.values()
+            }
+            fields = {n: f for n, f in fields.items() if verified[f.selector]}
+        else:
+            verified = await self._verify([scoped(f.selector, item) for f in fields.values()])
+            fields = {n: f for n, f in fields.items() if verified[scoped(f.selector, item)]}
+            await self._verify([f.selector for f in fields.values() if f.selector != ":scope"])
         self._item_fields = fields
         output = _fields_text(f"the first {samples} list items", fields)
         yield tool_result(call, began, output, {"fields": _facts(fields), "verified": verified})
@@ -247,7 +262,8 @@ class OfflinePlanner:
         self, root: str, index: int = 0, *, inner: str | None = None, item: bool = False
     ) -> dict[str, StrategyField]:
         """The named fields of one block (relative to it); none when it is not there."""
-        arg = {"root": root, "index": index, "inner": inner, "item": item}
+        siblings = self._list.siblings if item and self._list is not None else None
+        arg = {"root": root, "index": index, "inner": inner, "item": item, "siblings": siblings}
         found = await self.page.evaluate(CANDIDATES_JS, arg)
         if not found:
             return {}
@@ -257,49 +273,53 @@ class OfflinePlanner:
 
     async def _classify_click(self) -> AsyncIterator[Event]:
         """Learn what a click on the first item does. When only the item's link responds
-        (and each item has one), the links become the list items: the recipe clicks those."""
+        (and each item has one), the recipe clicks that link inside each item, so the item's
+        own fields are still read. An item spread over sibling elements is clicked by its
+        link from the start (a click in the middle of a row may land anywhere)."""
         assert self._list is not None
-        item = self._list.item
-        events, probe = await self._probe("probe_click", {"selector": item})
+        item, spread = self._list.item, self._list.siblings is not None
+        link = self._item_fields.get("url")
+        target = scoped(link.selector, item) if link is not None else item
+        every = target != item and await self.probes.count(target) == self._list.count
+        inside = spread and every
+        events, probe = await self._probe("probe_click", {"selector": target if inside else item})
         for event in events:
             yield event
         facts = probe.facts if probe.ok else {}
-        link = self._item_fields.get("url")
-        target = scoped(link.selector, item) if link is not None else item
-        fell_back = relist = False
-        if facts.get("behavior") in (None, "nothing") and target != item:
-            fell_back = True
+        fell_back = False
+        if facts.get("behavior") in (None, "nothing") and every and not inside:
+            fell_back = inside = True
             events, probe = await self._probe("probe_click", {"selector": target})
             for event in events:
                 yield event
             facts = probe.facts if probe.ok else {}
-            relist = facts.get("matched") == self._list.count
         behavior = facts.get("behavior")
-        if behavior not in ("navigates", "shows_panel", "inline") or (fell_back and not relist):
+        if behavior not in ("navigates", "shows_panel", "inline"):
             yield self._note("Clicking an item shows nothing new: the items are read in place.")
             return
         covers = bool(facts.get("covers_list"))
         close = facts.get("close") if facts.get("closed_by") == "close" else None
+        key = "Escape" if covers and close is None and facts.get("closed_by") == "escape" else None
         if not facts.get("restored", True):
             await self._back_to_list(reload=covers)
-        if covers and close is None:
-            only = " (only Escape did)" if facts.get("closed_by") == "escape" else ""
+        if covers and close is None and key is None:
             yield Log(
                 level="warning",
-                message=f"the details cover the list and no close control found closes them"
-                f"{only}: items after the first may not be reachable",
+                message="the details cover the list and neither a close control nor Escape "
+                "closes them: items after the first may not be reachable",
             )
-        if relist:
-            yield self._note(
-                f"Clicking an item itself does nothing, but its link `{target}` does: "
-                "the links are the list items."
-            )
-            self._list = replace(self._list, item=target)
-            self.probes.item_selector = target
-            async for event in self._read_items():
-                yield event
+        if fell_back:
+            yield self._note(f"Clicking an item itself does nothing, but its link `{target}` does.")
         where = facts.get("appeared")
-        self._click = {"behavior": behavior, "appeared": where, "close": close, "covers": covers}
+        click_target = link.selector if inside and link is not None else None
+        self._click = {
+            "behavior": behavior,
+            "appeared": where,
+            "close": close,
+            "key": key,
+            "covers": covers,
+            "target": click_target,
+        }
         yield self._note(
             {
                 "navigates": f"Clicking an item opens its own page (content in `{where}`); "
@@ -309,10 +329,17 @@ class OfflinePlanner:
                 "inline": f"Clicking an item expands its details inside it (`{where}`).",
             }[behavior]
         )
+        if click_target:
+            yield self._note(f"The click goes to the item's link `{click_target}`.")
         if close:
             yield self._note(
                 f"Their close control `{close}` must be clicked before the next item: until "
                 "then the details block the list (a modal)."
+            )
+        elif key:
+            yield self._note(
+                f"Nothing in them closes them, but {key} does: it is pressed before the next "
+                "item (until then the details block the list)."
             )
 
     async def _back_to_list(self, reload: bool = False) -> None:
@@ -382,18 +409,28 @@ class OfflinePlanner:
         """Click item `index` and wait for its details; the first ones are described."""
         assert self._list is not None
         before = self.page.url
-        await self.page.locator(self._list.item).nth(index).click(timeout=CLICK_TIMEOUT_MS)
+        await self._item_click(index)
         if behavior == "navigates":
             await self.page.wait_for_url(
                 lambda now: now != before, wait_until="load", timeout=LOAD_TIMEOUT_MS
             )
-        await self._settle()
+        async for look in settle(self.page, self.wait):
+            if not look.done:
+                yield Log(level="info", message=look.line(f"item {index + 1}'s details"))
         if index == 0:
             where = self._click["appeared"]
             target = f"{self._list.item} {where}" if behavior == "inline" else where
             events, _ = await self._probe("describe_element", {"selector": target})
             for event in events:
                 yield event
+
+    async def _item_click(self, index: int) -> None:
+        """Click item `index` (its link, when the click goes there)."""
+        assert self._list is not None
+        target = self.page.locator(self._list.item).nth(index)
+        if self._click.get("target"):
+            target = target.locator(self._click["target"]).first
+        await target.click(timeout=CLICK_TIMEOUT_MS)
 
     async def _read_open(
         self, behavior: str, index: int, verified: dict[str, int]
@@ -407,7 +444,7 @@ class OfflinePlanner:
         else:
             found = await self._fields_in(where)
         fields = {
-            name: StrategyField(selector=scoped(spec.selector, where), attribute=spec.attribute)
+            name: spec.model_copy(update={"selector": scoped(spec.selector, where)})
             for name, spec in found.items()
         }
         checks = [where, *(spec.selector for spec in fields.values())]
@@ -423,12 +460,15 @@ class OfflinePlanner:
         cover the list (load the list again when nothing closes them)."""
         assert self._list is not None
         if behavior == "inline":
-            await self.page.locator(self._list.item).nth(index).click(timeout=CLICK_TIMEOUT_MS)
+            await self._item_click(index)
             await self._settle()
         elif behavior == "navigates":
             await self._back_to_list()
         elif self._click["close"]:
             await self.page.locator(self._click["close"]).first.click(timeout=CLICK_TIMEOUT_MS)
+            await self._settle()
+        elif self._click["key"]:
+            await self.page.keyboard.press(self._click["key"])
             await self._settle()
         elif self._click["covers"]:
             await self._back_to_list(reload=True)
@@ -448,12 +488,75 @@ class OfflinePlanner:
                 f"Scrolling to the end loads more items ({facts['before']} -> {facts['after']})."
             )
         if facts.get("pagination"):
-            yield self._note(f"A next-page control (`{facts['pagination']}`) pages the list.")
-        if not (facts.get("load_more") or facts.get("more_loaded") or facts.get("pagination")):
+            async for event in self._check_next_page():
+                yield event
+        elif facts.get("next_disabled"):
+            yield self._note("A next-page control is shown disabled: this is the only page.")
+        if not (facts.get("load_more") or facts.get("more_loaded") or self._more.get("pagination")):
             yield self._note(
                 "Scrolling loads no more items and there is no pagination or load-more "
                 "control: every item is on this page."
             )
+
+    async def _check_next_page(self) -> AsyncIterator[Event]:
+        """Go to the next page once, as the recipe will: the page must show the list again, and
+        its next-page control must be found there as the recipe looks for it. A control named
+        only by its position is found by its text (NEXT_PAGE_TEXT) on every page."""
+        assert self._list is not None
+        more = self._more
+        selector, text = more["pagination"], more.get("pagination_text")
+        numbered = bool(more.get("pagination_numbered"))
+        by_text = not more.get("pagination_stable", True) and not numbered and bool(text)
+        call = self._call("check_next_page", {"selector": selector, "text": text})
+        yield call
+        began = time.monotonic()
+        bindings = Bindings(
+            LIST=self._list.container,
+            LIST_ITEM=self._list.item,
+            LIST_ITEM_SIBLINGS=self._list.siblings,
+            NEXT_PAGE_BUTTON=selector,
+            NEXT_PAGE_TEXT=text if by_text else None,
+            NEXT_PAGE_NUMBERED=numbered,
+        )
+        actions = PageActions(self.page, bindings, wait=self.wait)
+        url = self.page.url
+        problem = None
+        try:
+            _, clicked = await actions.click_if_exists(NEXT_PAGE)
+            if not clicked.get("changed"):
+                problem = "clicking it did not change the list"
+        except (HardFailure, CommandFailed, PlaywrightError) as exc:
+            problem = first_line(exc)
+        shown = again = 0
+        if problem is None:
+            shown, _ = await conditions.list_signature(self.page, bindings)
+            found = [selector, bindings.NEXT_PAGE_TEXT, numbered]
+            again = await self.page.evaluate(conditions.FIND_ENABLED_JS, found) >= 0
+        await self._back_to_list(reload=self.page.url == url)
+        if problem is not None:
+            self._more = {**more, "pagination": None}
+            yield tool_result(call, began, f"the next page failed: {problem}", ok=False)
+            yield Log(level="warning", message=f"pagination dropped: {problem}")
+            return
+        how = (
+            "the page number after the current one"
+            if numbered
+            else f'its text "{text}"'
+            if by_text
+            else f"`{selector}`"
+        )
+        output = f"the next page shows {shown} items; " + (
+            f"its next-page control is found there again by {how}"
+            if again
+            else "it shows no next-page control (the last page, or only two pages)"
+        )
+        facts = {"items": shown, "found_again": again, "by_text": by_text, "numbered": numbered}
+        yield tool_result(call, began, output, facts)
+        self._more = {**more, "pagination_text": text if by_text else None}
+        yield self._note(
+            f"A next-page control (`{selector}`, found by {how}) pages the list; "
+            f"the next page shows {shown} items."
+        )
 
     # -- the strategy --------------------------------------------------------------------------
 
@@ -461,21 +564,28 @@ class OfflinePlanner:
         assert self._list is not None
         behavior = self._click.get("behavior")
         where = self._click.get("appeared")
-        details_loaded = await self._details_loaded(behavior, where)
-        intent = parse_intent(self.task)
+        details_loaded = self._loaded_by
+        intent = self.intent
         self._notes.append(f"The task asks for {intent.describe()}.")
         load_more = self._more.get("load_more")
         return Strategy(
             understanding=list(self._notes),
             list_container=self._list.container,
             list_item=self._list.item,
+            list_item_siblings=self._list.siblings,
             click_behavior=behavior,
-            details_panel=where if behavior in ("shows_panel", "inline") else None,
+            click_target=self._click.get("target"),
+            details_panel=where,
             details_loaded=details_loaded,
             close_details=self._click.get("close"),
+            close_key=self._click.get("key"),
             details_fields=self._details,
             item_fields=self._item_fields,
             pagination_button=self._more.get("pagination"),
+            pagination_text=self._more.get("pagination_text"),
+            pagination_numbered=bool(
+                self._more.get("pagination") and self._more.get("pagination_numbered")
+            ),
             load_more_button=load_more,
             scroll_loads_more=bool(self._more.get("more_loaded")) and not load_more,
             plan=self._plan_steps(intent),
@@ -547,3 +657,12 @@ def _fields_text(where: str, fields: dict[str, StrategyField]) -> str:
         for name, spec in fields.items()
     ]
     return "\n".join(lines)
+
+
+def _spread(siblings: str | int | None) -> str:
+    """How an item spreads over its siblings, for a line of text ("" when it does not)."""
+    if siblings is None:
+        return ""
+    if isinstance(siblings, int):
+        return f" + the next {siblings} sibling{'s' if siblings != 1 else ''}"
+    return f" + the following `{siblings}` siblings"

@@ -21,18 +21,25 @@ OUTPUT_FORMAT = """\
 ### VERIFIED SELECTORS
 - LIST: `selector of the list container` or none
 - LIST_ITEM: `selector matching every item, and only the items`
+- LIST_ITEM_SIBLINGS: `selector of the siblings after each LIST_ITEM that belong to it` \
+or a count, or none
 - CLICK_BEHAVIOR: shows_panel | navigates | inline
+- CLICK_TARGET: `selector inside the item that the click goes to (its link)` or none
 - DETAILS_PANEL: `selector of the panel / detail page container / expanded part` or none
 - DETAILS_LOADED: `selector that exists only once the clicked item's details are shown` or none
-- CLOSE_DETAILS: `selector of the close button of details that cover the list (a modal)` or none
+- CLOSE_DETAILS: `selector of the close button of details that cover the list (a modal)`, \
+PRESS Escape (when only that key closes them), or none
 - DETAILS_CONTENT:
   - `selector`
 - DETAILS_FIELDS:
   - name: `selector`
   - url: `selector` @href
+  - year: `selector` after "Year:" (a value written after its label in the same element)
 - ITEM_FIELDS:
   - name: `selector`
 - PAGINATION_BUTTON: `selector` or none
+- PAGINATION_TEXT: "the next-page control's text" (when its selector also matches other \
+controls, e.g. a pager's links) or none
 - LOAD_MORE_BUTTON: `selector` or none
 - SCROLL_LOADS_MORE: yes | no
 
@@ -59,7 +66,12 @@ DETAILS_LOADED pick something inside it that is there only once details are show
 heading), since a panel may stay on the page, empty, between items. When probe_click says the \
 details cover the list (a modal dialog over a backdrop: the next item cannot be clicked until \
 they are closed), write the close control it found and verified as CLOSE_DETAILS: the recipe \
-clicks it after each item.
+clicks it after each item; when only the Escape key closes them, write CLOSE_DETAILS: PRESS \
+Escape. When an item is spread over sibling elements (a title row and a tag row, a dt and \
+its dds), LIST_ITEM matches each item's first element and LIST_ITEM_SIBLINGS the rest. When \
+only the item's link answers a click, name it as CLICK_TARGET. When the next-page control \
+has no selector of its own (a "Next" link among a pager's links), name the pager's links as \
+PAGINATION_BUTTON and its text as PAGINATION_TEXT.
 3. describe_element the details (and the list item) to get VERIFIED content selectors for the \
 fields the task needs: title, price, date, links, images, labelled values.
 4. scroll_and_observe to learn whether scrolling loads more items, and whether pagination or a \

@@ -1,14 +1,16 @@
 """What a planner hands on: the page understood in English plus verified selectors.
 
 A `Strategy` is written and read in a Markdown format (`to_markdown` /
-`parse_strategy`), extended with the keys the recipe generator needs (LIST, CLICK_BEHAVIOR,
-DETAILS_LOADED, CLOSE_DETAILS, LOAD_MORE_BUTTON, SCROLL_LOADS_MORE, DETAILS_FIELDS,
-ITEM_FIELDS). A `Fragment` is what a generator adds: recipe commands for a filter, a sort or
-a search.
+`parse_strategy`), extended with the keys the recipe generator needs (LIST, LIST_ITEM_SIBLINGS,
+CLICK_BEHAVIOR, CLICK_TARGET, DETAILS_LOADED, CLOSE_DETAILS (a control, or `PRESS Escape`),
+PAGINATION_TEXT, PAGINATION_NUMBERED, LOAD_MORE_BUTTON, SCROLL_LOADS_MORE, DETAILS_FIELDS,
+ITEM_FIELDS; a field may end `after "Label:"`). A `Fragment` is what a generator adds: recipe
+commands for a filter, a sort or a search.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, Literal
 
@@ -26,18 +28,21 @@ class StrategyParseError(ValueError):
 
 
 class StrategyField(BaseModel):
-    """A named field: the selector, and the attribute read instead of the text (if any)."""
+    """A named field: the selector, the attribute read instead of the text (if any), and the
+    label written before the value in the same element (if any, dropped when read)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     selector: str
     attribute: str | None = None
+    prefix: str | None = None
 
     def as_binding(self) -> str | dict[str, str]:
-        """The recipe binding's form: a plain selector, or {"selector", "attribute"}."""
-        if self.attribute is None:
+        """The recipe binding's form: a plain selector, or {"selector", "attribute", "prefix"}."""
+        if self.attribute is None and self.prefix is None:
             return self.selector
-        return {"selector": self.selector, "attribute": self.attribute}
+        extra = {"attribute": self.attribute, "prefix": self.prefix}
+        return {"selector": self.selector, **{k: v for k, v in extra.items() if v is not None}}
 
 
 class Strategy(BaseModel):
@@ -48,17 +53,28 @@ class Strategy(BaseModel):
     understanding: list[str] = Field(default_factory=list)
     list_container: str | None = None
     list_item: str | None = None
+    list_item_siblings: str | int | None = None
+    """An item spread over sibling elements: the siblings after each LIST_ITEM that belong to
+    it (a selector, or how many)."""
     click_behavior: ClickBehavior | None = None
+    click_target: str | None = None
+    """What inside the item a click goes to (its link), when the item itself does not answer."""
     details_panel: str | None = None
     details_loaded: str | None = None
     close_details: str | None = None
     """The control that closes the details (a modal's close button) when they block the list."""
+    close_key: str | None = None
+    """The key that closes them when no control does (a dialog only Escape closes)."""
     details_content: list[str] = Field(default_factory=list)
     details_fields: dict[str, StrategyField] = Field(default_factory=dict)
     """Named fields inside the details (panel, page, or the expanded item)."""
     item_fields: dict[str, StrategyField] = Field(default_factory=dict)
     """Named fields inside the list item itself (relative to LIST_ITEM)."""
     pagination_button: str | None = None
+    pagination_text: str | None = None
+    """The next-page control's text, when its selector alone names several controls."""
+    pagination_numbered: bool = False
+    """The next page is the numbered link after the current page's number."""
     load_more_button: str | None = None
     scroll_loads_more: bool = False
     plan: list[str] = Field(default_factory=list)
@@ -69,6 +85,7 @@ class Strategy(BaseModel):
         found = [
             self.list_container,
             self.list_item,
+            self.list_item_siblings if isinstance(self.list_item_siblings, str) else None,
             self.details_panel,
             self.details_loaded,
             self.close_details,
@@ -87,11 +104,19 @@ class Strategy(BaseModel):
         lines += ["", "## STRATEGY", "", "### VERIFIED SELECTORS"]
         lines.append(f"- LIST: {_code(self.list_container)}")
         lines.append(f"- LIST_ITEM: {_code(self.list_item)}")
+        if isinstance(self.list_item_siblings, int):
+            lines.append(f"- LIST_ITEM_SIBLINGS: {self.list_item_siblings}")
+        elif self.list_item_siblings:
+            lines.append(f"- LIST_ITEM_SIBLINGS: {_code(self.list_item_siblings)}")
         lines.append(f"- CLICK_BEHAVIOR: {self.click_behavior or 'none'}")
+        if self.click_target:
+            lines.append(f"- CLICK_TARGET: {_code(self.click_target)}")
         lines.append(f"- DETAILS_PANEL: {_code(self.details_panel)}")
         lines.append(f"- DETAILS_LOADED: {_code(self.details_loaded)}")
         if self.close_details:
             lines.append(f"- CLOSE_DETAILS: {_code(self.close_details)}")
+        elif self.close_key:
+            lines.append(f"- CLOSE_DETAILS: PRESS {self.close_key}")
         if self.details_content:
             lines.append("- DETAILS_CONTENT:")
             lines += [f"  - `{selector}`" for selector in self.details_content]
@@ -103,6 +128,12 @@ class Strategy(BaseModel):
                 lines.append(f"- {key}:")
                 lines += [f"  - {name}: {_field(spec)}" for name, spec in fields.items()]
         lines.append(f"- PAGINATION_BUTTON: {_code(self.pagination_button)}")
+        if self.pagination_text:
+            lines.append(
+                f"- PAGINATION_TEXT: {json.dumps(self.pagination_text, ensure_ascii=False)}"
+            )
+        if self.pagination_numbered:
+            lines.append("- PAGINATION_NUMBERED: yes")
         lines.append(f"- LOAD_MORE_BUTTON: {_code(self.load_more_button)}")
         lines.append(f"- SCROLL_LOADS_MORE: {'yes' if self.scroll_loads_more else 'no'}")
         lines += ["", "### AUTOMATION PLAN"]
@@ -139,13 +170,17 @@ def _code(selector: str | None) -> str:
 
 
 def _field(spec: StrategyField) -> str:
-    return f"`{spec.selector}`" + (f" @{spec.attribute}" if spec.attribute else "")
+    text = f"`{spec.selector}`" + (f" @{spec.attribute}" if spec.attribute else "")
+    return text + (f" after {json.dumps(spec.prefix, ensure_ascii=False)}" if spec.prefix else "")
 
 
 _SECTION = re.compile(r"^#{2,3}\s*(.+?)\s*$")
 _ENTRY = re.compile(r"^(\s*)[-*]\s*(?:\*\*)?([A-Z_]+)(?:\*\*)?\s*:\s*(.*)$")
 _SUBITEM = re.compile(r"^\s+[-*]\s*(.*)$")
-_NAMED = re.compile(r"^([\w.-]+)\s*:\s*`([^`]+)`\s*(?:@([\w:-]+))?\s*$")
+_NAMED = re.compile(
+    r'^([\w.-]+)\s*:\s*`([^`]+)`\s*(?:@([\w:-]+))?\s*(?:after\s+("(?:[^"\\]|\\.)*"))?\s*$'
+)
+_PRESS = re.compile(r"^(?:PRESS|key)\s+`?([\w+-]+)`?\s*$", re.IGNORECASE)
 _BACKTICK = re.compile(r"`([^`]+)`")
 _NUMBERED = re.compile(r"^\s*\d+[.)]\s*(.*)$")
 _SINGLE_KEYS = {
@@ -155,6 +190,7 @@ _SINGLE_KEYS = {
     "DETAILS_LOADED": "details_loaded",
     "CLOSE_DETAILS": "close_details",
     "CLOSE_BUTTON": "close_details",
+    "CLICK_TARGET": "click_target",
     "PAGINATION_BUTTON": "pagination_button",
     "NEXT_PAGE_BUTTON": "pagination_button",
     "LOAD_MORE_BUTTON": "load_more_button",
@@ -170,6 +206,16 @@ def _selector_value(text: str) -> str | None:
     if not bare or bare.split()[0].lower().rstrip(".") in ("none", "n/a", "no", "not", "null", "-"):
         return None
     return bare
+
+
+def _quoted(text: str) -> str | None:
+    """A JSON-quoted string as written ("Next →"), or the bare text; None when empty."""
+    bare = text.strip()
+    try:
+        value = json.loads(bare)
+    except json.JSONDecodeError:
+        value = bare.strip("`\"'")
+    return str(value) or None
 
 
 def _generators(text: str) -> list[GeneratorName]:
@@ -199,8 +245,20 @@ def parse_strategy(text: str) -> Strategy:
             if entry and not entry.group(1):
                 key, value = entry.group(2), entry.group(3)
                 open_list = key if key in ("DETAILS_CONTENT", *fields) else None
-                if key in _SINGLE_KEYS:
+                pressed = _PRESS.match(value.strip())
+                if key in ("CLOSE_DETAILS", "CLOSE_BUTTON") and pressed:
+                    data["close_key"] = pressed.group(1)
+                elif key in _SINGLE_KEYS:
                     data[_SINGLE_KEYS[key]] = _selector_value(value)
+                elif key == "LIST_ITEM_SIBLINGS":
+                    bare = value.strip().strip("`")
+                    data["list_item_siblings"] = (
+                        int(bare) if bare.isdigit() else (_selector_value(value))
+                    )
+                elif key == "PAGINATION_TEXT":
+                    data["pagination_text"] = _quoted(value)
+                elif key == "PAGINATION_NUMBERED":
+                    data["pagination_numbered"] = value.strip().lower().startswith(("yes", "true"))
                 elif key == "CLICK_BEHAVIOR":
                     behavior = value.strip().strip("`\"'").lower()
                     data["click_behavior"] = behavior if behavior in CLICK_BEHAVIORS else None
@@ -215,8 +273,12 @@ def parse_strategy(text: str) -> Strategy:
             elif sub and open_list in fields:
                 named = _NAMED.match(sub.group(1).strip())
                 if named:
-                    name, selector, attribute = named.groups()
-                    fields[open_list][name] = StrategyField(selector=selector, attribute=attribute)
+                    name, selector, attribute, prefix = named.groups()
+                    fields[open_list][name] = StrategyField(
+                        selector=selector,
+                        attribute=attribute,
+                        prefix=_quoted(prefix) if prefix else None,
+                    )
         elif "AUTOMATION PLAN" in section or section == "PLAN":
             step = _NUMBERED.match(raw)
             line = (step.group(1) if step else raw.strip().lstrip("-* ")).strip()

@@ -11,6 +11,26 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from tui_agent.web.plan.intent_words import (
+    ARTICLES,
+    ASCENDING,
+    BY,
+    CATEGORY,
+    DESCENDING,
+    FIRST,
+    IN,
+    KNOWN_WORDS,
+    NOUNS,
+    NUMBER_WORDS,
+    ONLY,
+    SEARCH,
+    SORT_FIELDS,
+    SORT_PHRASES,
+    SORTED,
+    STOP_WORDS,
+    TERM_STOP,
+    VERBS,
+)
 from tui_agent.web.plan.strategy import GeneratorName
 
 SORT_KEYS: dict[str, str] = {
@@ -69,62 +89,25 @@ def needed_generators(intent: TaskIntent) -> list[GeneratorName]:
     return needed
 
 
-_NUMBER_WORDS = {
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "twelve": 12,
-    "fifteen": 15,
-    "twenty": 20,
-    "thirty": 30,
-    "forty": 40,
-    "fifty": 50,
-    "hundred": 100,
-}
-_NUMBER = r"(\d+|" + "|".join(_NUMBER_WORDS) + r")"
-_NOUNS = (
-    r"items?|products?|results?|listings?|entries|entry|records?|rows?|articles?|posts?|jobs?"
-    r"|offers?|deals?|cards?|links?|pages?|things?|ones"
-)
-_NOUNS_RE = re.compile(rf"(?:{_NOUNS})", re.IGNORECASE)
+_NUMBER = r"(\d+|" + "|".join(NUMBER_WORDS) + r")"
+_NOUNS_RE = re.compile(rf"(?:{NOUNS})", re.IGNORECASE)
 _QUOTES = "\"'\u201c\u201d\u2018\u2019\u00ab\u00bb"
 _QUOTED = f"[{_QUOTES}]([^{_QUOTES}]+)[{_QUOTES}]"
-_STOP = {
-    "a", "an", "the", "all", "first", "top", "last", "next", "more", "of", "these", "those",
-    "new", "newest", "latest", "oldest", "recent", "cheapest", "cheap", "expensive", "best",
-    "worst", "rated", "top-rated", "most", "least", "visible", "listed", "available",
-    "following", "remaining", "some", "many", "any", "other", "different", "unique", "such",
-    "product", "item", "listing", "job", "result", "page", "list", "data", "detail", "details",
-    "record", "entry", "search", "shop", "store", "catalog", "catalogue", "individual", "only",
-    "up", "to", "at", "max", "maximum", "about", "around", "roughly", "approximately", "my",
-    "our", "your", "their", "its", "this", "that", "from", "in", "on", "with", "and", "or",
-    "for", "by", "per", "each", "every", "single", "popular", "highest", "lowest", "matching",
-}  # fmt: skip
-_TERM_STOP = (
-    r"(?:,|;|\.|!|\?|$|\s+(?:and|then|sorted|sort|ordered|order|in|within|from|on|under|over"
-    r"|with|by|starting|cheapest|newest|oldest|latest|highest|lowest|best|top|most|least)\b)"
-)
+_STOP = STOP_WORDS
+_TERM_STOP = rf"(?:,|;|\.|!|\?|$|\s+(?:{TERM_STOP})\b)"
 
 
 def _number(text: str) -> int | None:
-    value = int(text) if text.isdigit() else _NUMBER_WORDS.get(text.lower())
+    value = int(text) if text.isdigit() else NUMBER_WORDS.get(text.lower())
     return value if value and value > 0 else None
 
 
 def _max_items(task: str) -> int | None:
     patterns = (
-        rf"\b(?:first|top|up to|at most|max(?:imum)?(?: of)?|only|no more than)\s+{_NUMBER}\b"
-        r"(?!\s*(?:%|percent|stars?|\$))",
-        rf"\b{_NUMBER}\s+(?:[\w&'-]+\s+){{0,3}}?(?:{_NOUNS})\b",
-        rf"\b(?:extract|get|scrape|collect|fetch|grab|return|take|pull|list|show|find)\s+"
-        rf"(?:me\s+)?(?:the\s+)?{_NUMBER}\b(?!\s*(?:%|percent|stars?))",
+        rf"\b(?:{FIRST})\s+{_NUMBER}\b(?!\s*(?:%|percent|stars?|\$|€))",
+        rf"\b{_NUMBER}\s+(?:[\w&'-]+\s+){{0,3}}?(?:{NOUNS})\b",
+        rf"\b(?:{VERBS})\s+(?:me\s+)?(?:(?:{ARTICLES})\s+)?{_NUMBER}\b"
+        r"(?!\s*(?:%|percent|stars?|€))",
     )
     for pattern in patterns:
         match = re.search(pattern, task, re.IGNORECASE)
@@ -135,12 +118,7 @@ def _max_items(task: str) -> int | None:
 
 def _search(task: str) -> tuple[str | None, str]:
     """The search term and the task with that phrase removed (so it is not read twice)."""
-    trigger = (
-        r"\b(?:search(?:ing)?(?:\s+for)?|look(?:ing)?\s+for|query(?:ing)?(?:\s+for)?"
-        r"|matching|that\s+match|which\s+match|match(?:es)?|containing|that\s+contain"
-        r"|which\s+contain|contains?|mentioning|that\s+mention|with\s+the\s+(?:word|term|keyword)"
-        r"|keyword|for\s+the\s+term)\s*:?\s*"
-    )
+    trigger = rf"\b(?:{SEARCH})\s*:?\s*"
     quoted = re.search(trigger + _QUOTED, task, re.IGNORECASE)
     if quoted:
         return quoted.group(1).strip(), task[: quoted.start()] + task[quoted.end() :]
@@ -156,81 +134,54 @@ def _search(task: str) -> tuple[str | None, str]:
     return None, task
 
 
-_SORT_FIELDS = (
-    (r"price|cost", "price", False),
-    (r"rating|ratings|stars|reviews|score|popularity", "rating", True),
-    (r"date|recency|age|time|listing date|date added", "date", True),
-    (r"name|title|alphabet", "title", False),
-)
-"""Field words after "sorted by", the field, and whether it sorts descending by default."""
-_DESCENDING = (
-    r"\b(?:desc(?:ending)?|decreasing|reversed?|high(?:est)?\s+(?:first|to\s+low(?:est)?)"
-    r"|largest\s+first|biggest\s+first|most\s+expensive|best\s+first|newest(?:\s+first)?"
-    r"|latest(?:\s+first)?|most\s+recent|z\s*(?:-|to)\s*a)\b"
-)
-_ASCENDING = (
-    r"\b(?:asc(?:ending)?|increasing|low(?:est)?\s+(?:first|to\s+high(?:est)?)"
-    r"|smallest\s+first|cheapest(?:\s+first)?|worst\s+first|oldest(?:\s+first)?"
-    r"|earliest(?:\s+first)?|a\s*(?:-|to)\s*z)\b"
-)
-_SORT_PHRASES: tuple[tuple[str, str], ...] = (
-    (r"\b(?:cheapest|least expensive|lowest[- ]priced?|lowest price|"
-     r"price\s*:?\s*low(?:est)? to high(?:est)?)", "price_asc"),
-    (r"\b(?:most expensive|priciest|highest[- ]priced?|highest price|"
-     r"price\s*:?\s*high(?:est)? to low(?:est)?)", "price_desc"),
-    (r"\b(?:lowest[- ]rated|worst[- ]rated|worst reviewed|least popular)", "rating_asc"),
-    (r"\b(?:top[- ]rated|best[- ]rated|highest[- ]rated|best[- ]reviewed|most popular"
-     r"|best (?:ones|products|items))", "rating_desc"),
-    (r"\b(?:oldest|earliest|least recent|chronological)", "date_asc"),
-    (r"\b(?:newest|latest|most recent|recently (?:added|listed)|newer first)", "date_desc"),
-    (r"(?:\bz\s*(?:-|to|→)\s*a\b|reverse alphabetical)", "title_desc"),
-    (r"(?:\ba\s*(?:-|to|→)\s*z\b|alphabetical(?:ly)?)", "title_asc"),
-)  # fmt: skip
-
-
 def _sort(task: str) -> str | None:
     """ "sorted by <field>[, <direction>]" first, then phrases like "cheapest first"."""
-    fields = "|".join(pattern for pattern, _, _ in _SORT_FIELDS)
+    fields = "|".join(pattern for pattern, _, _ in SORT_FIELDS)
     explicit = re.search(
-        rf"\b(?:sort(?:ed|ing)?|order(?:ed|ing)?|rank(?:ed|ing)?)\s+(?:them\s+|it\s+)?"
-        rf"(?:by|on)\s+(?:the\s+|their\s+|its\s+)?({fields})\b(.*)",
+        rf"\b(?:{SORTED})\s+(?:them\s+|it\s+)?(?:{BY})\s+"
+        rf"(?:(?:{ARTICLES}|their|its|su|sus|leur|ihrem|ihren|seu|sua)\s+)?({fields})\b(.*)",
         task,
         re.IGNORECASE,
     )
     if explicit:
         word, rest = explicit.group(1).lower(), explicit.group(2)
         name, descending = next(
-            (name, desc) for pattern, name, desc in _SORT_FIELDS if re.fullmatch(pattern, word)
+            (name, desc)
+            for pattern, name, desc in SORT_FIELDS
+            if re.fullmatch(pattern, word, re.IGNORECASE)
         )
-        tail = re.split(r"\b(?:and|then|in|from|matching|search)\b|;", rest, maxsplit=1)[0]
-        if re.search(_DESCENDING, tail, re.IGNORECASE):
+        tail = re.split(
+            r"\b(?:and|then|in|from|matching|search|y|et|und|dans|nach|en)\b|;", rest, maxsplit=1
+        )[0]
+        if re.search(rf"\b(?:{DESCENDING})\b", tail, re.IGNORECASE):
             descending = True
-        elif re.search(_ASCENDING, tail, re.IGNORECASE):
+        elif re.search(rf"\b(?:{ASCENDING})\b", tail, re.IGNORECASE):
             descending = False
         return f"{name}_{'desc' if descending else 'asc'}"
-    for pattern, key in _SORT_PHRASES:
+    for pattern, key in SORT_PHRASES:
         if re.search(pattern, task, re.IGNORECASE):
             return key
     return None
 
 
 def _filters(task: str) -> list[str]:
+    value = r"(?:" + _QUOTED + r"|([\w&'-]+(?:\s+[\w&'-]+)?))"
     explicit = (
-        r"\b(?:in|from|within|under)\s+(?:the\s+)?categor(?:y|ies)\s*:?\s*" + r"(?:" + _QUOTED
-        + r"|([\w&'-]+(?:\s+[\w&'-]+)?))",
-        r"\bcategor(?:y|ies)\s*(?::|=|is|of)\s*" + r"(?:" + _QUOTED + r"|([\w&'-]+))",
+        rf"\b(?:{IN})\s+(?:(?:{ARTICLES})\s+)?(?:{CATEGORY})\s*:?\s*" + value,
+        rf"\b(?:{CATEGORY})\s*(?::|=|\b(?:is|of|es|est|ist|é)\b)\s*" + r"(?:" + _QUOTED
+        + r"|([\w&'-]+))",
         r"\b(?:in|from|within)\s+(?:the\s+)?" + r"(?:" + _QUOTED + r"|([\w&'-]+))"
         + r"\s+(?:category|section|department|aisle)\b",
         r"\b(?:filter(?:ed)?|narrow(?:ed)?|restrict(?:ed)?|limit(?:ed)?)\s+(?:it\s+|them\s+)?"
         r"(?:by|to|on)\s+(?:category\s+)?" + r"(?:" + _QUOTED + r"|([\w&'-]+))",
+        rf"\b(?:{ONLY})\s+(?:(?:{ARTICLES})\s+)?" + r"(?:" + _QUOTED
+        + r"|((?!\d)[\w&'-]+(?:\s+(?!\d)[\w&'-]+){0,2}))",
     )  # fmt: skip
     found: list[str] = []
     for pattern in explicit:
         for match in re.finditer(pattern, task, re.IGNORECASE):
             value = next(group for group in match.groups() if group)
-            words = [w for w in value.split() if w.lower() not in _STOP and not w.isdigit()]
-            if words and _NOUNS_RE.fullmatch(words[-1]) and len(words) > 1:
-                words = words[:-1]
+            words = _value_words(value)
             if words:
                 found.append(" ".join(words).lower())
     if not found:
@@ -238,14 +189,28 @@ def _filters(task: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def _value_words(value: str) -> list[str]:
+    """A filter value's words: up to the first word that is not part of it (a stop word, a
+    count, an item noun, a sort word)."""
+    words: list[str] = []
+    for word in value.split():
+        lowered = word.lower()
+        if lowered in _STOP or word.isdigit() or _number(word) or _NOUNS_RE.fullmatch(word):
+            break
+        if re.fullmatch(rf"(?:{SORTED}|{TERM_STOP})", lowered, re.IGNORECASE):
+            break
+        words.append(word)
+    return words
+
+
 def _adjective_filters(task: str) -> list[str]:
     """Words right before the item noun ("50 kitchen products" -> "kitchen")."""
     found = []
-    for match in re.finditer(rf"((?:[\w&'-]+\s+){{1,3}})(?:{_NOUNS})\b", task, re.IGNORECASE):
+    for match in re.finditer(rf"((?:[\w&'-]+\s+){{1,3}})(?:{NOUNS})\b", task, re.IGNORECASE):
         words = match.group(1).split()
         kept: list[str] = []
         for word in reversed(words):
-            if word.lower() in _STOP or _number(word) or word.lower() in _VERBS:
+            if word.lower() in _STOP or _number(word) or re.fullmatch(VERBS, word, re.I):
                 break
             kept.insert(0, word)
         if kept:
@@ -253,10 +218,10 @@ def _adjective_filters(task: str) -> list[str]:
     return found
 
 
-_VERBS = {
-    "extract", "get", "scrape", "collect", "fetch", "grab", "return", "take", "pull", "show",
-    "find", "list", "give", "me", "want", "need", "please", "download", "save", "export", "read",
-}  # fmt: skip
+def known_language(task: str) -> bool:
+    """Whether the task is written in a language `parse_intent` reads (English, Spanish,
+    French, German, Portuguese): it uses their words for items, counts, sorting or filters."""
+    return KNOWN_WORDS.search(task) is not None
 
 
 def parse_intent(task: str) -> TaskIntent:

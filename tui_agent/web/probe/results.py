@@ -119,10 +119,18 @@ def content_lines(content: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def control_line(what: str, control: dict[str, str] | None, verified: str | None) -> str:
+def control_line(what: str, control: dict[str, Any] | None, verified: str | None) -> str:
     if control is None or verified is None:
         return f"{what}: none found."
-    return f'{what}: `{verified}` ("{control["text"]}").'
+    line = f'{what}: `{verified}` ("{control["text"]}", found by {control["how"]})'
+    if control.get("numbered"):
+        line += "; it is the page number after the current one, a different link on every page"
+    elif not control.get("stable", True):
+        line += (
+            "; no stable selector names it alone: the selector matches several controls and "
+            "its text picks it on each page (NEXT_PAGE_TEXT)"
+        )
+    return line + "."
 
 
 def plural(count: int, one: str, many: str | None = None) -> str:

@@ -5,6 +5,7 @@ INSTALL_JS watches the page before a click, ANALYZE_JS says what the click chang
 DETAILS_EXIT_JS whether the details shown now cover the list, and what closes them.
 """
 
+from tui_agent.web.page_js import CONTROL_WORDS_JS, MEMBERS_JS
 from tui_agent.web.probe.list_finder import DOM_HELPERS_JS
 
 CONTENT_HELPERS_JS = (
@@ -26,7 +27,7 @@ function relSelector(el, root) {
   }
   return options.find(first) || null;
 }
-const LABELLED = /^[A-Z][\w ]{0,24}:\s*\S/;
+const LABELLED = /^[\p{Lu}\p{Lo}][\p{L}\p{N} ]{0,30}[:\uff1a]\s*\S/u;
 // Candidate selectors for the meaningful content inside `root`, each tested in the page.
 function contentSelectors(root, base, limit) {
   const out = [];
@@ -50,7 +51,7 @@ function contentSelectors(root, base, limit) {
       label = dt ? collapse(dt.textContent) : null;
     } else if (LABELLED.test(text) && text.length < 120 && el.children.length <= 2) {
       kind = "labelled";
-      label = text.split(":")[0];
+      label = text.split(/[:\uff1a]/)[0];
     } else if (el.children.length === 0 && text
                && (classesOf(el).length || el.hasAttribute("itemprop"))) {
       kind = "value";
@@ -76,6 +77,21 @@ CHECK_JS = """(selector) => {
   try { return { count: document.querySelectorAll(selector).length, error: null }; }
   catch (e) { return { count: 0, error: String(e.message || e) }; }
 }"""
+
+# [item, siblings, selector]: how many items (spread over siblings) hold a match of selector.
+COUNT_IN_ITEMS_JS = (
+    "([item, siblings, selector]) => {\n"
+    + MEMBERS_JS
+    + r"""
+let count = 0;
+try {
+  for (const el of document.querySelectorAll(item)) {
+    if (allInMembers(membersOf(el, siblings, item), selector).length) count += 1;
+  }
+} catch (e) { return 0; }
+return count;
+}"""
+)
 
 REACH_HELPERS_JS = r"""
 // The element a user's click in the middle of `el` lands on (undefined: not in view).
@@ -348,22 +364,59 @@ return { scroller: scroller ? uniqueSelector(scroller) : null, at_end: atEnd };
 CONTROLS_JS = (
     "() => {\n"
     + DOM_HELPERS_JS
+    + CONTROL_WORDS_JS
     + r"""
-const ARROWS = "[\u203a\u00bb>\u2192]";
-const NEXT = new RegExp("^(next|next page|next results|older|older posts)\\b|^" + ARROWS
-  + "+$|\\bnext\\s*" + ARROWS + "*$", "i");
-const MORE = /^(load|show|view|see)\s+more\b|^more(\s+(results|items|products|posts))?$/i;
-const disabled = (el) => el.disabled || el.getAttribute("aria-disabled") === "true"
-  || classesOf(el).some((c) => /disabled/i.test(c));
-const CLICKABLE = "a[href], button, [role=button], input[type=button], input[type=submit]";
-const controls = [...document.querySelectorAll(CLICKABLE)]
-  .filter((el) => shown(el) && !disabled(el));
-const label = (el) => collapse(el.innerText || el.value || el.getAttribute("aria-label") || "");
-const found = (el) => el && { selector: uniqueSelector(el), text: cut(label(el), 60) };
-const ariaNext = (el) => /^next\b/i.test(el.getAttribute("aria-label") || "");
+const MORE = new RegExp("^(?:(?:load|show|view|see)\\s+more\\b.*|more(?:\\s+(?:results|items"
+  + "|products|posts))?|(?:ver|cargar|mostrar)\\s+m\u00e1s.*|(?:voir|afficher|charger)\\s+plus.*"
+  + "|mehr\\s+(?:laden|anzeigen).*|(?:carregar|ver|mostrar)\\s+mais.*)$", "i");
+const CLICKABLE = "a[href], button, [role=button], [role=link], input[type=button], "
+  + "input[type=submit]";
+const all = [...document.querySelectorAll(CLICKABLE)].filter(shown);
+const controls = all.filter((el) => !looksDisabled(el));
+const stable = (sel) => !/:nth-(of-type|child)/.test(sel);
+// A selector for a control whose own selector is positional: its kind of clickable inside the
+// closest ancestor that has a stable name (the text then tells it apart on every page).
+const scopedClickable = (el) => {
+  for (let a = el.parentElement, up = 0; a && a !== document.body && up < 5;
+       a = a.parentElement, up++) {
+    const name = uniqueSelector(a);
+    if (stable(name)) return name + " " + tagOf(el);
+  }
+  return tagOf(el);
+};
+const found = (el, how, scoped = true) => {
+  if (!el) return null;
+  const selector = uniqueSelector(el);
+  const fixed = stable(selector) || !scoped;
+  return {
+    selector: fixed ? selector : scopedClickable(el), text: cut(labelOf(el), 60),
+    stable: fixed, how, numbered: how === "page number",
+  };
+};
+const byNumber = () => {
+  const NUMBER = /^\d{1,4}$/;
+  const marks = [...document.querySelectorAll("[aria-current=page], [aria-current=true], "
+    + ".current, .active, .selected, [class*=current]")]
+    .filter((el) => shown(el) && NUMBER.test(labelOf(el)));
+  for (const mark of marks) {
+    const number = Number(labelOf(mark));
+    let box = mark.parentElement;
+    for (let up = 0; box && up < 3 && box !== document.body; up++, box = box.parentElement) {
+      const next = controls.find((el) => box.contains(el) && el !== mark
+        && labelOf(el) === String(number + 1));
+      if (next) return next;
+    }
+  }
+  return null;
+};
 const next = controls.find((el) => el.matches("[rel~=next]"))
-  || controls.find((el) => NEXT.test(label(el)) || ariaNext(el));
-const more = controls.find((el) => MORE.test(label(el)));
-return { pagination: found(next), load_more: found(more) };
+  || controls.find((el) => saysNext(el));
+const how = next ? (next.matches("[rel~=next]") ? "rel=next" : "its words") : "page number";
+const more = controls.find((el) => MORE.test(labelOf(el)));
+const disabledNext = all.find((el) => looksDisabled(el) && saysNext(el));
+return {
+  pagination: found(next || byNumber(), how), load_more: found(more, "its words", false),
+  next_disabled: !next && !!disabledNext,
+};
 }"""
 )

@@ -18,6 +18,8 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec
 
 from tui_agent.events import ToolCall, ToolResult
+from tui_agent.web.page_wait import WAIT_CAP
+from tui_agent.web.page_wait import watch as watch_traffic
 from tui_agent.web.probe.list_finder import find_lists
 from tui_agent.web.probe.page_watch import PageWatch, close_tab
 from tui_agent.web.probe.results import (
@@ -38,6 +40,7 @@ from tui_agent.web.probe.scripts import (
     CHECK_JS,
     CLEANUP_JS,
     CONTROLS_JS,
+    COUNT_IN_ITEMS_JS,
     DESCRIBE_JS,
     DETAILS_EXIT_JS,
     INSTALL_JS,
@@ -93,11 +96,17 @@ def _snake(name: str) -> str:
 class Probes:
     """The tools over one page; `verified` collects what they proved."""
 
-    def __init__(self, page: Page, verified: VerifiedSelectors | None = None) -> None:
+    def __init__(
+        self, page: Page, verified: VerifiedSelectors | None = None, *, wait: float = WAIT_CAP
+    ) -> None:
         self.page = page
+        self.wait = wait
+        """Seconds a click's requests are waited for at most (a slow details fetch)."""
         self.verified = verified if verified is not None else VerifiedSelectors()
         self.item_selector: str | None = None
         """The list item selector, once a planner knows it (else the best list found)."""
+        self.item_siblings: str | int | None = None
+        """The siblings each item spans past its first element (LIST_ITEM_SIBLINGS), if any."""
 
     async def snapshot(self, max_tokens: int = 2500) -> str:
         """The page's compact outline for a model."""
@@ -108,6 +117,13 @@ class Probes:
         found = await self.page.evaluate(CHECK_JS, selector)
         self.verified.add(selector, found["count"], "count")
         return int(found["count"])
+
+    async def count_in_items(self, item: str, siblings: str | int | None, selector: str) -> int:
+        """How many items (each its LIST_ITEM element and `siblings`) hold a match of the
+        item-relative `selector`; records it as verified inside the items when >= 1."""
+        found = int(await self.page.evaluate(COUNT_IN_ITEMS_JS, [item, siblings, selector]))
+        self.verified.add(selector, found, "count in items")
+        return found
 
     @_refusing
     async def probe_click(self, selector: str) -> ProbeResult:
@@ -215,6 +231,10 @@ class Probes:
             "more_loaded": after > before,
             "at_end": at_end,
             "pagination": None,
+            "pagination_text": None,
+            "pagination_stable": True,
+            "pagination_numbered": False,
+            "next_disabled": bool(controls["next_disabled"]),
             "load_more": None,
         }
         for key in ("pagination", "load_more"):
@@ -222,6 +242,10 @@ class Probes:
                 controls[key]["selector"], await self._quiet_count(controls[key]["selector"])
             ):
                 facts[key] = controls[key]["selector"]
+        if facts["pagination"]:
+            facts["pagination_text"] = controls["pagination"]["text"]
+            facts["pagination_stable"] = controls["pagination"]["stable"]
+            facts["pagination_numbered"] = controls["pagination"]["numbered"]
         await self.page.evaluate("() => window.scrollTo(0, 0)")
         if scroller:
             where = f"the list's own scroll box `{scroller}`"
@@ -302,12 +326,14 @@ class Probes:
         """Wait until the page is quiet; True when the click loaded another document.
 
         A navigation the click started (seen by `watch`) is waited for even when the old
-        document stays quiet meanwhile, up to NAVIGATION_WAIT seconds.
+        document stays quiet meanwhile, up to NAVIGATION_WAIT seconds; requests still open
+        (details fetched slowly) up to `wait` seconds.
         """
         from playwright.async_api import Error
 
         loop = asyncio.get_running_loop()
         start = loop.time()
+        traffic = watch_traffic(self.page)
         while True:
             await asyncio.sleep(0.1)
             elapsed = loop.time() - start
@@ -325,7 +351,8 @@ class Probes:
                     return True
                 continue
             pending = watch is not None and watch.navigating and elapsed < NAVIGATION_WAIT
-            if pending:
+            fetching = traffic.open_requests() > 0 and elapsed < self.wait
+            if pending or fetching:
                 continue
             if (quiet >= SETTLE_QUIET_MS and elapsed >= SETTLE_MIN) or elapsed >= SETTLE_MAX:
                 return False

@@ -1,15 +1,18 @@
 """Recipes: bindings plus a command vocabulary, and running them in a page with no model.
 
 The model (`RecipeFile`, the commands, `parse_recipe`, `load_recipe`), the `RecipeExecutor`
-that runs one as a stream of events, and the `View` that opens a recipe's first item for
-refinement.
+that runs one as a stream of events (with a `DetailsParser` when a model reads the details),
+and the `View` that opens a recipe's first item for refinement.
 """
 
+from tui_agent.web.recipe.details_parser import DetailsCache, DetailsParser
 from tui_agent.web.recipe.executor import RecipeExecutor
 from tui_agent.web.recipe.model import (
     Bindings,
     Click,
     ClickBehavior,
+    ClickIfExists,
+    CloseDetails,
     FieldSelector,
     Press,
     RecipeError,
@@ -30,7 +33,11 @@ __all__ = [
     "BrowserGone",
     "Click",
     "ClickBehavior",
+    "ClickIfExists",
+    "CloseDetails",
     "CommandFailed",
+    "DetailsCache",
+    "DetailsParser",
     "FieldSelector",
     "Group",
     "HardFailure",

@@ -10,6 +10,7 @@ from typing import Any
 
 from playwright.async_api import Page
 
+from tui_agent.web.page_js import CONTROL_WORDS_JS
 from tui_agent.web.recipe.model import Bindings, Condition
 
 # Shown as Playwright means it: rendered, not visibility:hidden, and a non-empty box.
@@ -63,11 +64,31 @@ async ([list, item, target, nudge]) => {{
 }}
 """
 
+# [selector, text | null, numbered]: the index among the selector's matches of the shown,
+# enabled control to click (-1: none). With a text or `numbered`, the next-page control is
+# picked among them by its label (see page_js.nextControl).
 FIND_ENABLED_JS = f"""
-(selector) => {{
+([selector, text, numbered]) => {{
   {VISIBLE}
-  return [...document.querySelectorAll(selector)].findIndex((el) =>
-    visible(el) && !el.disabled && el.getAttribute("aria-disabled") !== "true");
+  {CONTROL_WORDS_JS}
+  const all = [...document.querySelectorAll(selector)];
+  const strict = !!text || numbered;
+  const usable = all.filter((el) => visible(el) && !looksDisabled(el, strict));
+  if (!strict) return usable.length ? all.indexOf(usable[0]) : -1;
+  const index = nextControl(usable, text || "", numbered);
+  return index < 0 ? -1 : all.indexOf(usable[index]);
+}}
+"""
+
+# {selector, text, scope}: the first shown match of selector (inside scope, else the page)
+# whose label reads `text` (see page_js.normalLabel), or null.
+BY_TEXT_JS = f"""
+(arg) => {{
+  {VISIBLE}
+  {CONTROL_WORDS_JS}
+  const wanted = normalLabel(arg.text);
+  return [...(arg.scope || document).querySelectorAll(arg.selector)]
+    .find((el) => visible(el) && normalLabel(labelOf(el)) === wanted) || null;
 }}
 """
 

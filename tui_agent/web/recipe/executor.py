@@ -8,6 +8,7 @@ shows an item is a HardFailure naming LIST_ITEM and what the page shows instead.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 from collections import Counter
@@ -18,7 +19,9 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
 from tui_agent.events import Event, ItemsExtracted, Log, ToolCall, ToolResult
+from tui_agent.web.page_wait import PROGRESS_EVERY, WAIT_CAP
 from tui_agent.web.recipe import conditions
+from tui_agent.web.recipe.details_parser import DetailsParser
 from tui_agent.web.recipe.identity import ItemFinder, NextItem
 from tui_agent.web.recipe.model import (
     Click,
@@ -76,6 +79,8 @@ class RecipeExecutor:
         *,
         max_items: int | None = None,
         crashed: Callable[[], bool] = lambda: False,
+        wait: float = WAIT_CAP,
+        parser: DetailsParser | None = None,
     ) -> None:
         self.page = page
         self.bindings = recipe.bindings
@@ -87,8 +92,12 @@ class RecipeExecutor:
         """Items the loops went through, over the whole run (every page)."""
         self.commands = 0
         self.stopped_reason: str | None = None
+        self.pages = 1
+        """The page of the list being read (1, then one more per next-page click)."""
         self._crashed = crashed
-        self._actions = PageActions(page, recipe.bindings)
+        self._parser = parser
+        self._unparsed_said = False
+        self._actions = PageActions(page, recipe.bindings, wait=wait)
         self._finder = ItemFinder(page, recipe.bindings)
         self._started = 0
         self._progress = 0
@@ -140,8 +149,13 @@ class RecipeExecutor:
                 raise
             yield tool_result(call, began, facts.pop("summary"), facts)
             return
+        work = asyncio.ensure_future(self._guarded(self._simple(command, item)))
         try:
-            output, facts = await self._guarded(self._simple(command, item))
+            while not (await asyncio.wait({work}, timeout=PROGRESS_EVERY))[0]:
+                waited = time.monotonic() - began
+                what = self._actions.waiting or f"{command.type} to finish"
+                yield Log(level="info", message=f"waiting for {what}: {waited:.1f} s")
+            output, facts = work.result()
         except CommandFailed as exc:
             yield tool_result(
                 call, began, str(exc), {"item": item.ref.key} if item else {}, ok=False
@@ -149,6 +163,18 @@ class RecipeExecutor:
             if item is None:
                 raise HardFailure(f"{command.type} failed: {exc}") from None
             raise
+        except HardFailure as exc:
+            yield tool_result(call, began, str(exc), ok=False)
+            raise
+        finally:
+            self._actions.waiting = ""
+            if not work.done():
+                work.cancel()
+                with contextlib.suppress(asyncio.CancelledError, PlaywrightError):
+                    await work
+        if isinstance(command, ExtractDetails) and command.parse and item is not None:
+            async for event in self._parse(item, facts):
+                yield event
         yield tool_result(call, began, output, facts)
         if isinstance(command, Save) and item is not None and item.record is not None:
             yield ItemsExtracted(items=[item.record], step=step)
@@ -170,7 +196,7 @@ class RecipeExecutor:
     async def _simple(self, command: Any, item: ItemRun | None) -> Outcome:
         actions = self._actions
         match command:
-            case WaitFor(target="list"):
+            case WaitFor(target="list", changed=False):
                 await actions.wait_for_list(command.timeout)
                 shown = (await self._next()).shown
                 return f"list loaded: {shown} items shown", {"shown": shown}
@@ -192,8 +218,14 @@ class RecipeExecutor:
                 self._progress += facts["grew"]
                 return output, facts
             case ClickIfExists():
-                output, facts = await actions.click_if_exists(command)
+                try:
+                    output, facts = await actions.click_if_exists(command)
+                except HardFailure as exc:
+                    raise HardFailure(f"page {self.pages + 1}: {exc}") from None
                 self._progress += facts.get("changed", False)
+                if command.selector is None and facts.get("changed"):
+                    self.pages += 1
+                    facts["page"] = self.pages
                 return output, facts
             case TypeText() | Select() | Press():
                 return await actions.interact(command)
@@ -287,10 +319,39 @@ class RecipeExecutor:
         if self.max_items is not None and len(self.items) >= self.max_items:
             raise _Stop("max_items")
 
+    async def _parse(self, item: ItemRun, facts: dict[str, Any]) -> AsyncIterator[Event]:
+        """Have the model read DETAILS_SCHEMA's fields from the details' text (when there is a
+        parser); fields a selector read keep their value."""
+        schema = self.bindings.DETAILS_SCHEMA
+        if item.record is None or not schema:
+            return
+        if self._parser is None:
+            if not self._unparsed_said:
+                self._unparsed_said = True
+                yield Log(
+                    level="info",
+                    message="EXTRACT_DETAILS asks a model to read "
+                    f"{', '.join(schema)} from the details' text, and no model is configured: "
+                    "the text is kept unparsed",
+                )
+            return
+        parsed = await self._parser.parse(self.recipe.id, schema, item.record.get("text") or "")
+        if parsed.call is not None:
+            yield parsed.call
+        for name, value in parsed.fields.items():
+            if item.record.get(name) in (None, ""):
+                item.record[name] = value
+        facts["parsed"] = "cache" if parsed.cached else "model"
+        if parsed.error:
+            facts["parse_error"] = parsed.error
+            yield Log(level="info", message=f"{item.describe()}: {parsed.error}")
+
     async def _leave(self, item: ItemRun) -> AsyncIterator[Event]:
         """Close the details (CLOSE_DETAILS) or go back to the list after a navigation."""
         if self.page.url == item.list_url:
-            await self._guarded(self._actions.close_details())
+            problem = await self._guarded(self._actions.close_details())
+            if problem:
+                yield Log(level="warning", message=f"{item.describe()}: {problem}")
             return
         call = self._call("BACK", {"url": item.list_url}, item.ordinal)
         yield call

@@ -1,34 +1,59 @@
 """Reading details in one round trip: the details' text, DETAILS_CONTENT and named fields.
 
-A field's value is its element's visible text with whitespace collapsed, or an attribute
-(`href` and `src` resolved to absolute URLs, as the browser resolves them); ":scope" names the
-element itself. A selector that matches nothing gives None and is listed in `missing`.
+A field's value is its element's visible text with whitespace collapsed (less a `prefix`
+label written before it), or an attribute (`href` and `src` resolved to absolute URLs, as the
+browser resolves them); ":scope" names the element itself; an item spread over sibling
+elements is read in all of them. A selector that matches nothing gives None and is listed in
+`missing`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from tui_agent.web.page_js import MEMBERS_JS
 from tui_agent.web.recipe.conditions import VISIBLE
 from tui_agent.web.recipe.model import Bindings, FieldSelector
 
 # Helpers shared by the scripts run in the page.
 PRELUDE = (
     VISIBLE
+    + MEMBERS_JS
     + """
   const clean = (text) => (text || "").replace(/\\s+/g, " ").trim();
+  // The first shown match (else the first) in `base`: an element, or an item's elements.
   const pick = (base, selector) => {
-    if (selector === ":scope") return base;
-    const all = [...base.querySelectorAll(selector)];
+    const all = allInMembers(Array.isArray(base) ? base : [base], selector);
     return all.find(visible) || all[0] || null;
+  };
+  // A value written after its label in the same element ("Año: 2019" -> "2019"): the text
+  // after the label, or null when the text does not begin with it.
+  const afterLabel = (text, prefix) => {
+    const label = clean(prefix).replace(/[:\uff1a\\s]+$/u, "").toLowerCase();
+    const head = text.slice(0, label.length).toLowerCase();
+    const rest = text.slice(label.length);
+    if (head !== label || !/^\\s*[:\uff1a]/u.test(rest)) return null;
+    return rest.replace(/^\\s*[:\uff1a]\\s*/u, "") || null;
+  };
+  const BLOCKS = "div, p, li, ul, ol, dl, table, section, article";
+  // The innermost element of `base` whose text is "<label>: <value>" (the field moved, or
+  // fields before it are missing).
+  const byLabel = (base, prefix) => {
+    const all = allInMembers(Array.isArray(base) ? base : [base], "*")
+      .filter((el) => visible(el) && !el.querySelector(BLOCKS)
+        && afterLabel(clean(el.innerText), prefix) !== null);
+    return all.find((el) => !all.some((other) => other !== el && el.contains(other))) || null;
   };
   const readFields = (base, spec) => {
     const fields = {};
     const missing = [];
-    for (const [name, [selector, attribute]] of Object.entries(spec)) {
-      const el = pick(base, selector);
+    for (const [name, [selector, attribute, prefix]] of Object.entries(spec)) {
+      let el = pick(base, selector);
       let value = null;
-      if (el && !attribute) value = clean(el.innerText);
+      if (prefix && !attribute) {
+        if (!el || afterLabel(clean(el.innerText), prefix) === null) el = byLabel(base, prefix);
+        if (el) value = afterLabel(clean(el.innerText), prefix);
+      } else if (el && !attribute) value = clean(el.innerText);
       else if (el && (attribute === "href" || attribute === "src") && attribute in el)
         value = el[attribute];
       else if (el) value = el.getAttribute(attribute);
@@ -40,20 +65,21 @@ PRELUDE = (
 """
 )
 
-# arg: {root (the item element, or null: the whole page), panel, content: [sel], fields}
+# arg: {root (the item element, or null: the whole page), item, siblings (the item's sibling
+# members), panel, content: [sel], fields}
 EXTRACT_JS = f"""
 (arg) => {{
   {PRELUDE}
   const root = arg.root || document.body;
-  let scope = root;
+  let scope = arg.root ? membersOf(root, arg.siblings, arg.item) : [root];
   if (arg.panel) {{
-    const inside = root.matches(arg.panel) ? root : pick(root, arg.panel);
-    scope = inside || (arg.root ? root : null);
+    const inside = root.matches(arg.panel) ? root : pick(scope, arg.panel);
+    scope = inside ? [inside] : (arg.root ? scope : null);
   }}
   if (!scope) return null;
   const [fields, missing] = readFields(scope, arg.fields);
   return {{
-    text: (scope.innerText || "").trim(),
+    text: membersText(scope).trim(),
     content: arg.content.map((selector) => {{
       const el = pick(scope, selector);
       return el ? clean(el.innerText) : null;
@@ -66,13 +92,15 @@ EXTRACT_JS = f"""
 
 
 def field_spec(fields: dict[str, FieldSelector]) -> dict[str, list[str | None]]:
-    return {name: [f.selector, f.attribute] for name, f in fields.items()}
+    return {name: [f.selector, f.attribute, f.prefix] for name, f in fields.items()}
 
 
 def details_args(bindings: Bindings, root: Any = None) -> dict[str, Any]:
     """What EXTRACT_JS reads: inside the item element `root` (inline), or in the page."""
     return {
         "root": root,
+        "item": bindings.LIST_ITEM,
+        "siblings": bindings.LIST_ITEM_SIBLINGS,
         "panel": bindings.DETAILS_PANEL,
         "content": bindings.DETAILS_CONTENT,
         "fields": field_spec(bindings.DETAILS_FIELDS),

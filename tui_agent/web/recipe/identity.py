@@ -57,34 +57,38 @@ NEXT_JS = f"""
     return clean(parts.join(" "));
   }};
   const real = (a) => !/^\\s*(#|javascript:)/i.test(a.getAttribute("href"));
-  const linkOf = (el) => {{
-    if (el.matches("a[href]") && real(el)) return el.href;
-    const link = [...el.querySelectorAll("a[href]")].find(real);
+  const linkOf = (members) => {{
+    if (members[0].matches("a[href]") && real(members[0])) return members[0].href;
+    const link = allInMembers(members, "a[href]").find(real);
     return link ? link.href : null;
   }};
   const elements = {ITEMS};
+  const groups = elements.map((el) => membersOf(el, arg.siblings, arg.item));
   const rows = [];
-  elements.forEach((el, index) => {{ if (visible(el)) rows.push([index, linkOf(el)]); }});
+  elements.forEach((el, index) => {{
+    if (visible(el)) rows.push([index, linkOf(groups[index])]);
+  }});
   const links = new Map();
   for (const [, href] of rows) if (href) links.set(href, (links.get(href) || 0) + 1);
   const seen = new Map();
+  const groupText = (members) => clean(members.map(textOf).join(" "));
   for (const [index, href] of rows) {{
     const el = elements[index];
-    const text = href && links.get(href) === 1 ? null : textOf(el);
+    const text = href && links.get(href) === 1 ? null : groupText(groups[index]);
     let key = text === null ? "href:" + href : "text:" + hash(text);
     const repeat = (seen.get(key) || 0) + 1;
     seen.set(key, repeat);
     if (repeat > 1) key += "#" + repeat;
     if (done.has(key)) continue;
     window[arg.token + "_item"] = el;
-    const [fields, missing] = readFields(el, arg.fields);
+    const [fields, missing] = readFields(groups[index], arg.fields);
     const panel = arg.panel && [...document.querySelectorAll(arg.panel)].find(visible);
     return {{
       known: true,
       shown: rows.length,
       next: {{
         index, key, href, fields, missing,
-        label: (text ?? textOf(el)).slice(0, {LABEL_LENGTH}),
+        label: (text ?? groupText(groups[index])).slice(0, {LABEL_LENGTH}),
         panel: panel ? panel.innerText : null,
       }},
     }};
@@ -145,6 +149,7 @@ class ItemFinder:
         arg: dict[str, Any] = {
             "list": b.LIST,
             "item": b.LIST_ITEM,
+            "siblings": b.LIST_ITEM_SIBLINGS,
             "exclude": b.DETAILS_PANEL if behaviour == "inline" else None,
             "panel": b.DETAILS_PANEL if behaviour == "shows_panel" else None,
             "fields": field_spec(b.ITEM_FIELDS),

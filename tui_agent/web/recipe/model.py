@@ -62,11 +62,18 @@ class FieldSelector(_Strict):
 
     selector: str = Field(min_length=1)
     attribute: str | None = Field(None, min_length=1, description="read this attribute, not text")
+    prefix: str | None = Field(
+        None,
+        min_length=1,
+        description='a label written before the value in the same element ("Año: 2019"): '
+        "dropped from the text read, with the colon after it",
+    )
 
     @model_serializer(mode="wrap")
     def _as_written(self, handler: SerializerFunctionWrapHandler) -> Any:
         """A plain selector is written back as the string it was given as."""
-        return self.selector if self.attribute is None else handler(self)
+        plain = self.attribute is None and self.prefix is None
+        return self.selector if plain else handler(self)
 
 
 def _field_spec(value: Any) -> Any:
@@ -89,9 +96,55 @@ FieldSpec = Annotated[
                     "properties": {
                         "selector": {"type": "string", "minLength": 1},
                         "attribute": {"type": "string", "minLength": 1},
+                        "prefix": {"type": "string", "minLength": 1},
                     },
                     "required": ["selector"],
                     "additionalProperties": False,
+                },
+            ]
+        }
+    ),
+]
+
+
+class CloseDetails(_Strict):
+    """How the details are closed before the next item: a control to click, or a key."""
+
+    selector: str | None = Field(None, min_length=1, description="the close control")
+    key: str | None = Field(None, min_length=1, description='a key to press, e.g. "Escape"')
+
+    @model_validator(mode="after")
+    def _one(self) -> Self:
+        if (self.selector is None) == (self.key is None):
+            raise ValueError('CLOSE_DETAILS has exactly one of "selector" or "key"')
+        return self
+
+    @model_serializer(mode="wrap")
+    def _as_written(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """A control is written back as the plain selector it was given as."""
+        return self.selector if self.key is None else handler(self)
+
+    def describe(self) -> str:
+        return f"PRESS {self.key}" if self.key else f"`{self.selector}`"
+
+
+def _close_spec(value: Any) -> Any:
+    return {"selector": value} if isinstance(value, str) else value
+
+
+CloseSpec = Annotated[
+    CloseDetails,
+    BeforeValidator(_close_spec),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "string", "minLength": 1, "description": "the close control's selector"},
+                {
+                    "type": "object",
+                    "properties": {"key": {"type": "string", "minLength": 1}},
+                    "required": ["key"],
+                    "additionalProperties": False,
+                    "description": 'a key that closes the details, e.g. {"key": "Escape"}',
                 },
             ]
         }
@@ -104,6 +157,14 @@ class Bindings(_Strict):
 
     LIST: str = Field("body", min_length=1, description="container of the list items")
     LIST_ITEM: str = Field(min_length=1, description="each item of the list")
+    LIST_ITEM_SIBLINGS: Annotated[str, Field(min_length=1)] | Annotated[int, Field(ge=1)] | None = (
+        Field(
+            None,
+            description="an item spread over sibling elements (a title row and a tag row, a dt and "
+            "its dds): the following siblings of each LIST_ITEM that belong to it, as a selector "
+            "(those matching it, up to the next LIST_ITEM) or a count (the next N)",
+        )
+    )
     DETAILS_PANEL: str | None = Field(None, min_length=1, description="where details appear")
     DETAILS_CONTENT: list[str] = Field(
         default_factory=list, description="selectors whose texts are extracted as `content`"
@@ -124,8 +185,27 @@ class Bindings(_Strict):
     ITEM_FIELDS: dict[str, FieldSpec] = Field(
         default_factory=dict, description="named fields read inside the list item itself"
     )
-    CLOSE_DETAILS: str | None = Field(
-        None, min_length=1, description="clicked after each item, if shown (e.g. a modal's close)"
+    NEXT_PAGE_TEXT: str | None = Field(
+        None,
+        min_length=1,
+        description="the next-page control's text: among NEXT_PAGE_BUTTON's matches, the one "
+        "reading it (else one that says next) is clicked, so a selector that names several "
+        "controls still finds the right one on every page",
+    )
+    NEXT_PAGE_NUMBERED: bool = Field(
+        False,
+        description="the next page is the numbered link after the current page's number, "
+        "among NEXT_PAGE_BUTTON's matches",
+    )
+    CLOSE_DETAILS: CloseSpec | None = Field(
+        None,
+        description="after each item: the control clicked (if shown) or the key pressed to "
+        "close details that cover the list; the run waits until they are gone",
+    )
+    DETAILS_SCHEMA: dict[str, str] = Field(
+        default_factory=dict,
+        description="field name -> what it holds: the fields a model reads from the details' "
+        'text when EXTRACT_DETAILS has "parse": true (selectors read first win)',
     )
 
     def page_loaded(self) -> Condition:
@@ -156,12 +236,19 @@ class WaitFor(_Command):
     type: Literal["WAIT_FOR"]
     target: Target | None = None
     condition: Condition | None = None
+    changed: bool = Field(
+        False,
+        description='with target "list": wait until the list shows other items than before '
+        "the action just run (a filter or sort that re-renders it)",
+    )
     timeout: int = Field(DEFAULT_TIMEOUT_MS, gt=0, description="milliseconds")
 
     @model_validator(mode="after")
     def _one(self) -> Self:
         if (self.target is None) == (self.condition is None):
             raise ValueError('WAIT_FOR has exactly one of "target" or "condition"')
+        if self.changed and self.target != "list":
+            raise ValueError('WAIT_FOR "changed" only goes with target "list"')
         return self
 
 
@@ -178,14 +265,31 @@ class Click(_Command):
 
     type: Literal["CLICK"]
     selector: str | None = Field(None, min_length=1)
+    text: str | None = Field(
+        None,
+        min_length=1,
+        description="click the first shown match of `selector` whose text is this (case and "
+        'spacing aside, and a trailing count like "(12)")',
+    )
     within: Literal["page", "item"] = Field("page", description="where `selector` is searched")
     timeout: int = Field(DEFAULT_TIMEOUT_MS, gt=0, description="milliseconds")
+
+    @model_validator(mode="after")
+    def _text_needs_selector(self) -> Self:
+        if self.text is not None and self.selector is None:
+            raise ValueError('CLICK "text" needs a "selector" to search')
+        return self
 
 
 class ExtractDetails(_Command):
     """Read the details: their text, DETAILS_CONTENT, DETAILS_FIELDS, ITEM_FIELDS, link."""
 
     type: Literal["EXTRACT_DETAILS"]
+    parse: bool = Field(
+        False,
+        description="also have a model read DETAILS_SCHEMA's fields from the details' text "
+        "(when a model is configured; cached per recipe and text)",
+    )
 
 
 class Save(_Command):

@@ -13,6 +13,7 @@ from playwright.async_api import ElementHandle, Page
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
+from tui_agent.web.page_wait import WAIT_CAP, settled
 from tui_agent.web.recipe import conditions
 from tui_agent.web.recipe.diagnose import describe_page
 from tui_agent.web.recipe.extract import EXTRACT_JS, details_args
@@ -32,6 +33,13 @@ from tui_agent.web.recipe.step_failures import CommandFailed, HardFailure, ItemM
 
 Outcome = tuple[str, dict[str, Any]]
 BACK_TIMEOUT_MS = 30_000
+CLOSE_TIMEOUT_MS = 5_000
+"""How long closed details may take to go."""
+
+
+async def _always() -> bool:
+    """A page whose list already changed is ready: only its quiet is waited for."""
+    return True
 
 
 @dataclass
@@ -49,12 +57,24 @@ class ItemRun:
 
 
 class PageActions:
-    """The page-side work of the commands, with targets resolved through `bindings`."""
+    """The page-side work of the commands, with targets resolved through `bindings`.
 
-    def __init__(self, page: Page, bindings: Bindings) -> None:
+    `wait` caps (in seconds) the waits for a page to render (after load, after a page change)
+    and is the least time a list is waited for; `waiting` says what an action waits for now.
+    """
+
+    def __init__(self, page: Page, bindings: Bindings, *, wait: float = WAIT_CAP) -> None:
         self.page = page
         self.bindings = bindings
+        self.wait = wait
+        self.waiting = ""
         self._stopped_growing: conditions.Signature | None = None
+        self._list_before: conditions.Signature | None = None
+        """The list as it was before the last CLICK / SELECT / TYPE / PRESS (WAIT_FOR changed)."""
+
+    @property
+    def wait_ms(self) -> int:
+        return int(self.wait * 1000)
 
     # -- waiting ---------------------------------------------------------------------------
 
@@ -67,9 +87,16 @@ class PageActions:
         if command.target == "page":
             condition = self.bindings.page_loaded()
             await self._wait(condition, timeout, f"PAGE_LOADED ({condition.describe()})")
-            return f"page loaded: {self.page.url}", {"url": self.page.url}
+            self.waiting = "the page to render"
+            rendered = await settled(self.page, self.wait)
+            return f"page loaded: {self.page.url}; {rendered.outcome()}", {
+                "url": self.page.url,
+                "rendered": round(rendered.elapsed, 1),
+            }
+        if command.target == "list" and command.changed:
+            return await self._wait_changed(max(timeout, self.wait_ms))
         if command.target == "list":
-            await self.wait_for_list(timeout)
+            await self.wait_for_list(max(timeout, self.wait_ms))
             return "list loaded", {}
         assert item is not None
         return await self._wait_for_details(item, timeout)
@@ -86,8 +113,29 @@ class PageActions:
         except PlaywrightTimeout:
             raise CommandFailed(f"{what} did not hold within {seconds(timeout)}") from None
 
+    async def _wait_changed(self, timeout: int) -> Outcome:
+        """Wait until the list shows other items than before the last action."""
+        before = self._list_before
+        if before is None:
+            raise CommandFailed('WAIT_FOR "changed" needs an action before it (CLICK, SELECT...)')
+        self.waiting = "the list to change"
+        try:
+            await conditions.wait_list_changed(self.page, self.bindings, before, timeout)
+        except PlaywrightTimeout:
+            raise CommandFailed(
+                f"the list did not change within {seconds(timeout)} "
+                f'(LIST_ITEM "{self.bindings.LIST_ITEM}", {before[0]} items before)'
+            ) from None
+        rendered = await settled(self.page, self.wait, ready=_always)
+        after = await conditions.list_signature(self.page, self.bindings)
+        return f"the list changed: {before[0]} → {after[0]} items ({rendered.outcome()})", {
+            "before": before[0],
+            "after": after[0],
+        }
+
     async def wait_for_list(self, timeout: int, condition: Condition | None = None) -> None:
         """Wait for LIST_LOADED (or `condition`); a HardFailure says what the page shows."""
+        self.waiting = "the list"
         try:
             await conditions.wait(self.page, condition or self.bindings.list_loaded(), timeout)
         except PlaywrightTimeout:
@@ -159,46 +207,89 @@ class PageActions:
 
     async def click_selector(self, command: Click, item: ItemRun | None) -> Outcome:
         assert command.selector is not None
+        await self._remember_list()
+        what = f'"{command.selector}"' + (f' reading "{command.text}"' if command.text else "")
         try:
             if item is not None and command.within == "item":
                 inside = await item.element.wait_for_selector(
                     command.selector, timeout=command.timeout
                 )
                 assert inside is not None  # state "visible" never gives None
+                if command.text:
+                    inside = await self._by_text(command.selector, command.text, item.element)
                 await inside.click(timeout=command.timeout)
+            elif command.text:
+                target = await self._by_text(command.selector, command.text, None)
+                await target.click(timeout=command.timeout)
             else:
                 await self.page.locator(command.selector).first.click(timeout=command.timeout)
         except PlaywrightTimeout:
             raise CommandFailed(
-                f'"{command.selector}" could not be clicked within {seconds(command.timeout)}'
+                f"{what} could not be clicked within {seconds(command.timeout)}"
             ) from None
         await self._settle()
-        return f'clicked "{command.selector}"', {}
+        return f"clicked {what}", {}
+
+    async def _by_text(self, selector: str, text: str, scope: ElementHandle | None) -> Any:
+        """The first shown match of `selector` (in `scope`, else the page) reading `text`."""
+        handle = await self.page.evaluate_handle(
+            conditions.BY_TEXT_JS, {"selector": selector, "text": text, "scope": scope}
+        )
+        element = handle.as_element()
+        if element is None:
+            raise CommandFailed(f'no shown "{selector}" reads "{text}"')
+        return element
 
     async def click_if_exists(self, command: ClickIfExists) -> Outcome:
-        """Click a shown, enabled match and wait for the list to change (facts: changed)."""
+        """Click a shown, enabled match and wait for the list to change (facts: changed).
+
+        The next-page control (no `selector`) is picked among NEXT_PAGE_BUTTON's matches by
+        NEXT_PAGE_TEXT or NEXT_PAGE_NUMBERED when the bindings have them. A click after which
+        the page shows no list item at all is a HardFailure (the next page failed), not the
+        end of the list.
+        """
+        paging = command.selector is None
         selector = command.selector or self.bindings.NEXT_PAGE_BUTTON
         assert selector is not None
-        index = await self.page.evaluate(conditions.FIND_ENABLED_JS, selector)
+        text = self.bindings.NEXT_PAGE_TEXT if paging else None
+        numbered = paging and self.bindings.NEXT_PAGE_NUMBERED
+        index = await self.page.evaluate(conditions.FIND_ENABLED_JS, [selector, text, numbered])
+        named = f'"{selector}"' + (f' ("{text}")' if text else "")
         if index < 0:
-            return f'no shown, enabled "{selector}": nothing clicked', {"clicked": False}
+            return f"no shown, enabled {named}: nothing clicked", {"clicked": False}
         before = await conditions.list_signature(self.page, self.bindings)
         try:
             await self.page.locator(selector).nth(index).click(timeout=command.timeout)
         except PlaywrightTimeout:
             raise CommandFailed(
-                f'"{selector}" could not be clicked within {seconds(command.timeout)}'
+                f"{named} could not be clicked within {seconds(command.timeout)}"
             ) from None
+        timeout = max(command.timeout, self.wait_ms)
+        self.waiting = "the next page" if paging else "the list to change"
         try:
-            await conditions.wait_list_changed(self.page, self.bindings, before, command.timeout)
+            await conditions.wait_list_changed(self.page, self.bindings, before, timeout)
         except PlaywrightTimeout:
-            waited = seconds(command.timeout)
-            output = f'clicked "{selector}" but the list did not change within {waited}'
+            if paging and not (await conditions.list_signature(self.page, self.bindings))[0]:
+                raise HardFailure(
+                    f"the next page shows no list items {seconds(timeout)} after clicking "
+                    f"{named}: {await describe_page(self.page)}"
+                ) from None
+            output = f"clicked {named} but the list did not change within {seconds(timeout)}"
             return output, {"clicked": True, "changed": False}
-        await self._settle()
-        return f'clicked "{selector}": the list changed', {"clicked": True, "changed": True}
+        self.waiting = "the page to render"
+        rendered = await settled(self.page, self.wait, ready=_always)
+        output = f"clicked {named}: the list changed ({rendered.outcome()})"
+        return output, {"clicked": True, "changed": True}
+
+    async def _remember_list(self) -> None:
+        """Keep the list as it is now, for a WAIT_FOR "changed" after this action."""
+        try:
+            self._list_before = await conditions.list_signature(self.page, self.bindings)
+        except PlaywrightError:
+            self._list_before = None
 
     async def interact(self, command: TypeText | Select | Press) -> Outcome:
+        await self._remember_list()
         try:
             if isinstance(command, TypeText):
                 target = self.page.locator(command.selector).first
@@ -275,16 +366,35 @@ class PageActions:
         tries = command.tries
         return f"scrolled the {command.target} {tries} times: the list stopped growing", facts
 
-    async def close_details(self) -> None:
-        """Click CLOSE_DETAILS if it is shown (a modal over the list)."""
+    async def close_details(self) -> str | None:
+        """Close the details that cover the list: click CLOSE_DETAILS's control if it is shown,
+        or press its key, then wait until they are gone. What went wrong, or None."""
         close = self.bindings.CLOSE_DETAILS
-        if close and await self.page.locator(close).first.is_visible():
-            await self.page.locator(close).first.click()
+        if close is None:
+            return None
+        if close.key is not None:
+            await self.page.keyboard.press(close.key)
+        elif await self.page.locator(close.selector or "").first.is_visible():
+            await self.page.locator(close.selector or "").first.click()
+        else:
+            return None
+        shown = self.bindings.details_loaded()
+        if shown is None or shown.exists is None:
+            return None
+        self.waiting = "the details to close"
+        try:
+            await conditions.wait(self.page, Condition(gone=shown.exists), CLOSE_TIMEOUT_MS)
+        except PlaywrightTimeout:
+            return (
+                f"the details ({shown.exists}) were still shown {seconds(CLOSE_TIMEOUT_MS)} "
+                f"after CLOSE_DETAILS ({close.describe()})"
+            )
+        return None
 
     async def back(self, item: ItemRun) -> Outcome:
         """Return to the list `item` was picked from (history, else its address)."""
         await self.page.go_back(wait_until="commit", timeout=BACK_TIMEOUT_MS)
         if self.page.url != item.list_url:
             await self.page.goto(item.list_url, timeout=BACK_TIMEOUT_MS)
-        await self.wait_for_list(BACK_TIMEOUT_MS)
+        await self.wait_for_list(max(BACK_TIMEOUT_MS, self.wait_ms))
         return f"back at the list {item.list_url}", {}

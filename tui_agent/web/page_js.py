@@ -1,0 +1,95 @@
+"""In-page JavaScript shared by the probes and the recipe executor.
+
+MEMBERS_JS: a list item that spans several sibling elements (a title row and a tag row, a
+`dt` and its `dd`s, a heading and its paragraphs) is its first element, the "anchor" that
+LIST_ITEM matches, plus the following siblings that LIST_ITEM_SIBLINGS matches, up to the next
+anchor. CONTROLS_WORDS_JS: what a next-page control says in the languages the agent reads
+(English, Spanish, French, German, Portuguese, Italian, Dutch, the Nordic and Slavic ones,
+Chinese, Japanese, Korean, Arabic, Hebrew), and a clickable's label.
+"""
+
+MEMBERS_JS = r"""
+// The elements of the item whose first element is `el` (in page order): `siblings` is a
+// selector (following siblings matching it, up to the next `item`) or a count (the next N).
+const membersOf = (el, siblings, item) => {
+  const out = [el];
+  if (!siblings) return out;
+  const counted = typeof siblings === "number";
+  for (let next = el.nextElementSibling; next; next = next.nextElementSibling) {
+    if (counted && out.length > siblings) break;
+    let joins = false;
+    try {
+      joins = !next.matches(item) && (counted || next.matches(siblings));
+    } catch (e) { joins = false; }
+    if (!joins) break;
+    out.push(next);
+  }
+  return out;
+};
+// Every element matching `selector` in an item: inside its first element (as querySelectorAll
+// does), and the other members themselves or inside them. ":scope" is the first element; a
+// selector that is not valid CSS throws, as querySelectorAll does.
+const allInMembers = (members, selector) => {
+  if (selector === ":scope") return [members[0]];
+  const found = [];
+  members.forEach((member, index) => {
+    if (index > 0 && member.matches(selector)) found.push(member);
+    found.push(...member.querySelectorAll(selector));
+  });
+  return found;
+};
+const membersText = (members) => members.map((m) => m.innerText || m.textContent || "")
+  .join("\n");
+"""
+
+CONTROL_WORDS_JS = r"""
+const NEXT_WORDS = new RegExp("^(?:next|next page|next results|older|older posts|older entries"
+  + "|more results|siguiente|siguientes|p\u00e1gina siguiente|suivant|suivante|page suivante"
+  + "|weiter|n\u00e4chste|n\u00e4chste seite|vor|pr\u00f3xima|pr\u00f3ximo|pr\u00f3xima p\u00e1gina"
+  + "|seguinte|avanti|successivo|successiva|pagina successiva|volgende|n\u00e4sta|neste|n\u00e6ste"
+  + "|nast\u0119pna|dalej|dal\u0161\u00ed|sonraki|\u4e0b\u4e00\u9875|\u4e0b\u4e00\u9801"
+  + "|\u4e0b\u9875|\u6b21\u3078|\u6b21\u306e\u30da\u30fc\u30b8|\u6b21|\ub2e4\uc74c"
+  + "|\u0434\u0430\u043b\u0435\u0435|\u0441\u043b\u0435\u0434\u0443\u044e\u0449\u0430\u044f"
+  + "|\u0432\u043f\u0435\u0440\u0451\u0434|\u0648\u0627\u0644\u062a\u0627\u0644\u064a"
+  + "|\u0627\u0644\u062a\u0627\u0644\u064a|\u05d4\u05d1\u05d0)$", "i");
+const NEXT_LABEL = new RegExp("(?<!\\p{L})(?:next|siguiente|suivante?|weiter|n\u00e4chste"
+  + "|pr\u00f3xim[ao]|seguinte|successiv[ao]|volgende)(?!\\p{L})", "iu");
+const PREVIOUS_LABEL = new RegExp("(?<!\\p{L})(?:prev|previous|back|newer|anterior"
+  + "|pr\u00e9c\u00e9dente?|zur\u00fcck|vorherige|precedente|vorige)(?!\\p{L})", "iu");
+const ARROWS = /[\u203a\u00bb>\u2192\u27e9\u276f\u25b8\u25b6]/g;
+const labelOf = (el) => (el.innerText || el.value || el.getAttribute("aria-label")
+  || el.getAttribute("title") || "").replace(/\s+/g, " ").trim();
+// Whether a clickable's label says "next page": a next word, with arrows or not, or arrows
+// alone; its aria-label or title may say it in a sentence ("Go to the next page").
+const saysNext = (el) => {
+  const text = labelOf(el);
+  const bare = text.replace(ARROWS, " ").replace(/\s+/g, " ").trim().toLowerCase();
+  if (text && !bare) return true;
+  if (bare && NEXT_WORDS.test(bare)) return true;
+  const aria = el.getAttribute("aria-label") || el.getAttribute("title") || "";
+  return NEXT_LABEL.test(aria) && !PREVIOUS_LABEL.test(aria);
+};
+// Whether a control is shown disabled: by its state, or a "disabled" class on it or its parent
+// (a pager's last page); `strict` also counts a link without an address.
+const looksDisabled = (el, strict = true) => el.disabled
+  || el.getAttribute("aria-disabled") === "true"
+  || [el, el.parentElement].some((a) => a && [...a.classList].some((c) => /disabled/i.test(c)))
+  || (strict && el.tagName === "A" && !el.hasAttribute("href") && !el.getAttribute("role"));
+const normalLabel = (text) => text.replace(/\s+/g, " ").replace(/\s*[(\[]\d+[)\]]$/, "")
+  .trim().toLowerCase();
+// The index (among `candidates`) of the next-page control: the one whose label is `text`
+// (else any that says "next"), or the page number after the current one (`numbered`).
+const nextControl = (candidates, text, numbered) => {
+  if (numbered) {
+    const NUMBER = /^\d{1,4}$/;
+    const current = [...document.querySelectorAll("[aria-current=page], [aria-current=true], "
+      + ".current, .active, .selected, [class*=current]")]
+      .find((el) => NUMBER.test(labelOf(el)) && el.checkVisibility());
+    if (!current) return -1;
+    const wanted = String(Number(labelOf(current)) + 1);
+    return candidates.findIndex((el) => labelOf(el) === wanted);
+  }
+  const exact = candidates.findIndex((el) => normalLabel(labelOf(el)) === normalLabel(text));
+  return exact >= 0 ? exact : candidates.findIndex(saysNext);
+};
+"""
