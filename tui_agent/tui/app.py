@@ -218,6 +218,9 @@ class TuiAgentApp(App[None]):
         worker = event.worker
         if worker.group != SESSION_WORKERS or not worker.is_finished:
             return
+        for screen in self.screen_stack:
+            if isinstance(screen, SessionScreen) and screen.live and screen.live.worker is worker:
+                screen.run_finished()
         if isinstance(self.screen, HomeScreen):
             await self.screen.action_reload()  # the session's final status
         if event.state == WorkerState.ERROR:

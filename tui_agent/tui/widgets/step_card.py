@@ -128,9 +128,12 @@ def checks_content(step: StepState) -> Content:
     return Content.assemble(*parts).rstrip() if parts else Content("")
 
 
-def step_subtitle(step: StepState) -> str:
-    """Where the step stands: running, or how its execution ended and how long it took."""
+def step_subtitle(step: StepState, closed: str | None = None) -> str:
+    """Where the step stands: running, or how its execution ended and how long it took;
+    `closed` is how the session ended (a step still running then says so)."""
     execution = step.execution
+    if step.running and closed is not None:
+        return f"■ {closed} while running"
     if step.running:
         return f"running on {step.backend}…" if step.backend else "running…"
     if execution is not None:
@@ -142,6 +145,8 @@ def step_subtitle(step: StepState) -> str:
         return "✗ refused before running"
     if step.code is not None:
         return "code proposed"
+    if closed is not None:
+        return "" if step.thought_complete else f"■ {closed}"
     return "thinking…" if not step.thought_complete else ""
 
 
@@ -161,10 +166,13 @@ def execution_content(step: StepState) -> Content:
 
 
 class StepCard(Vertical):
-    """One step of the agent. The final-answer box is mounted only once there is one."""
+    """One step of the agent. The final-answer box is mounted only once there is one.
+
+    `closed` is how the session ended (None while it runs)."""
 
     def __init__(self, step: StepState) -> None:
         super().__init__(classes="card step-card")
+        self.closed: str | None = None
         self.border_title = step_title(step)
         self._step = step
         self._thought = ""
@@ -203,9 +211,9 @@ class StepCard(Vertical):
         self._show_execution(step)
         self._show_checks(step)
         await self._show_final(step)
-        self.set_class(step.running, "-running")
+        self.set_class(step.running and self.closed is None, "-running")
         self.border_title = step_title(step)
-        self.border_subtitle = step_subtitle(step)
+        self.border_subtitle = step_subtitle(step, self.closed)
 
     async def _show_thought(self, step: StepState) -> None:
         markdown = self._thought_view
