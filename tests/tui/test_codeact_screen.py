@@ -47,8 +47,8 @@ from tui_agent.session import fold
 from tui_agent.store import Store
 from tui_agent.tui.app import TuiAgentApp
 from tui_agent.tui.messages import EventsReceived
-from tui_agent.tui.screens.confirm import CancelRunModal
 from tui_agent.tui.screens.approval import ApprovalModal, ModalApprover
+from tui_agent.tui.screens.confirm import CancelRunModal
 from tui_agent.tui.screens.session import SessionScreen
 from tui_agent.tui.widgets.step_card import StepCard
 from tui_agent.tui.widgets.stream_pane import StreamPane
