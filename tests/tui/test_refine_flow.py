@@ -128,9 +128,13 @@ async def test_feedback_refine_and_accept_by_keyboard(
         assert (diff.candidate.name, diff.candidate.version) == ("code", 2)
         assert diff.current is not None and diff.current.content == ORIGINAL
         assert "price 0% -> 100% (fixed)" in str(diff.query_one("#diff-summary").render())
-        progress = [c for c in screen.query(EntryCard) if c.has_class("refinement-card")]
-        # two attempts, each started, tested and checked, and the outcome
-        assert len(progress) == 7
+
+        def progress() -> list[EntryCard]:
+            return [c for c in screen.query(EntryCard) if c.has_class("refinement-card")]
+
+        # two attempts, each started, tested and checked, and the outcome (shown with the
+        # frame after the last of them)
+        await wait_until(pilot, lambda: len(progress()) == 7)
         candidate_card = screen.query(ArtifactCard).last()
         assert candidate_card.has_class("-candidate")
 

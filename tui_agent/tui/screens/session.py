@@ -61,7 +61,7 @@ class LiveRun:
         return not self.worker.is_finished
 
 
-FRAME = 1 / 12
+FRAME = 1 / 10
 """Shortest time between two renders of a live session: the events of one frame are shown
 together (a reader follows no faster, and the agent shares this process)."""
 QUIET_STATUSES = ("running", "completed")
@@ -221,13 +221,16 @@ class SessionScreen(RefineFlow, Screen[None]):
         else:
             for event in message.events:
                 self.state.apply(event)
-        await self.render_state()
+        with self.app.batch_update():  # one screen update for the whole frame
+            await self.render_state()
 
     async def render_state(self) -> None:
         """Bring every widget up to date with `self.state`."""
         state = self.state
         title = self.query_one("#session-title", Static)
-        title.update(self.title_content())
+        content = self.title_content()
+        if title.content != content:
+            title.update(content, layout=False)  # one row, whatever it says
         await self.query_one(StreamPane).sync(state)
         self._show_items(state)
         self._show_context(state)
@@ -262,8 +265,7 @@ class SessionScreen(RefineFlow, Screen[None]):
             bool(latest_feedback(self.state)),
             bool(self._pinned()),
             self.running,
-            stream.first_index,
-            stream.card_count,
+            stream.bindings_key(),
         )
         if key != self._bindings_key:
             self._bindings_key = key

@@ -137,13 +137,14 @@ class GroupCard(Static):
 
     `closed` is how the session ended (None while it runs)."""
 
-    def __init__(self, group: CallGroup) -> None:
+    def __init__(self, group: CallGroup, closed: str | None = None) -> None:
         kind = "item" if group.item else "phase"
         super().__init__(classes=f"card group-card {kind}-card")
-        self.closed: str | None = None
+        self.closed = closed
         self._group = group
         self._expanded = False
         self._key: tuple[object, ...] | None = None
+        self._render_group()  # before the first paint: mounting costs one render, not two
 
     @property
     def expanded(self) -> bool:
@@ -154,18 +155,13 @@ class GroupCard(Static):
         """Whether unfolding shows more than the folded card."""
         return not self._group.single and bool(self._group.entries)
 
-    def on_mount(self) -> None:
-        self._render_group()
-
     async def show(self, group: CallGroup) -> None:
         self._group = group
-        if self.is_mounted:
-            self._render_group()
+        self._render_group()
 
     async def set_expanded(self, expanded: bool) -> None:
         self._expanded = expanded
-        if self.is_mounted:
-            self._render_group()
+        self._render_group()
 
     async def on_click(self, event: events.Click) -> None:
         event.stop()
@@ -185,5 +181,5 @@ class GroupCard(Static):
             self.update(tool_content(entry, self.closed))
         elif self._expanded:
             self.update(expanded_content(group, self.closed))
-        else:
-            self.update(folded_content(group, self.closed))
+        else:  # a folded item is one line (no wrap): its height never changes
+            self.update(folded_content(group, self.closed), layout=not group.item)

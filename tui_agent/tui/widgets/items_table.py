@@ -123,6 +123,7 @@ class ItemsTable(Widget):
         When the list only grew, just the new rows are formatted and added; when its
         earlier items or the columns changed, the table is rebuilt.
         """
+        had_columns = bool(self._keys)
         start = len(self._items) if items[: len(self._items)] == self._items else 0
         if start == 0:
             self._seen_keys, self._seen_upto = {}, 0
@@ -136,7 +137,8 @@ class ItemsTable(Widget):
             self.grid.relabel(self._grid_columns())
             self.grid.append_rows([self._row(item) for item in items[start:]])
         self.border_title = f"Items · {len(items):,}"
-        self.refresh_bindings()
+        if bool(self._keys) != had_columns:  # `f` comes or goes with the columns
+            self.refresh_bindings()
 
     def _columns_for(
         self, items: list[Any], analysis: OutputAnalysis | None

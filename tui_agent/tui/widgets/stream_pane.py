@@ -61,12 +61,19 @@ def ended_content(state: SessionState) -> Content:
     return Content.styled(text, f"bold {STATUS_STYLES.get(state.status, '')}")
 
 
-def card_for(entry: StreamEntry, state: SessionState) -> Card:
-    """A new card for a stream entry of `state`."""
+def _update(widget: Static, content: Content) -> None:
+    """Update a one-line `widget` only when `content` differs, with no relayout (it stays
+    one line)."""
+    if widget.content != content:
+        widget.update(content, layout=not widget.display)
+
+
+def card_for(entry: StreamEntry, state: SessionState, closed: str | None = None) -> Card:
+    """A new card for a stream entry of `state` (`closed`: how the session ended)."""
     if isinstance(entry, StepState):
         return StepCard(entry)
     if isinstance(entry, CallGroup):
-        return GroupCard(entry)
+        return GroupCard(entry, closed)
     if isinstance(entry, Artifact):
         return ArtifactCard(entry, _Statuses(state)(entry))
     return EntryCard(entry, CARD_KINDS[type(entry)])
@@ -154,6 +161,15 @@ class StreamPane(VerticalScroll):
         """Stream index of the card under the cursor, or None while following the newest."""
         return self._cursor
 
+    def bindings_key(self) -> tuple[bool, ...]:
+        """What this pane's keys depend on (the footer is rebuilt only when it changes)."""
+        return (
+            self._first > 0,
+            self._cursor is not None,
+            self._target() is not None,
+            any(card.foldable for card in self._artifact_cards()),
+        )
+
     def entries(self, state: SessionState) -> list[StreamEntry]:
         """The stream entries (one per card) of `state`."""
         return self._groups.entries(state)
@@ -185,8 +201,8 @@ class StreamPane(VerticalScroll):
                 await card.show(entry, status(entry))  # type: ignore[arg-type]
             else:
                 await card.show(entry)  # type: ignore[arg-type]
-        before = [card_for(entry, state) for entry in stream[first:keep_from]]
-        after = [card_for(entry, state) for entry in stream[keep_to:total]]
+        before = [card_for(entry, state, closed) for entry in stream[first:keep_from]]
+        after = [card_for(entry, state, closed) for entry in stream[keep_to:total]]
         ended = self.query_one(".ended", Static)
         for card in before + after:
             card.closed = closed
@@ -200,11 +216,14 @@ class StreamPane(VerticalScroll):
         self.query_one(".empty").display = total == 0
         ended.display = closed is not None and state.event_count > 0
         if ended.display:
-            ended.update(ended_content(state))
+            _update(ended, ended_content(state))
         earlier = self.query_one(".earlier", Static)
         earlier.display = first > 0
-        earlier.update(
-            f"▲ {first} earlier entr{'ies' if first != 1 else 'y'} not shown · e shows more"
+        _update(
+            earlier,
+            Content(
+                f"▲ {first} earlier entr{'ies' if first != 1 else 'y'} not shown · e shows more"
+            ),
         )
         self.call_after_refresh(self._fit_anchor)
 
