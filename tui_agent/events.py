@@ -15,13 +15,14 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from tui_agent.analysis.models import AgentType, FieldFeedback, OutputAnalysis
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """Version of the event schema; bumped on any change old readers could not parse.
 
 2: ExecutionOutput (live output of a running step).
 3: Artifact and VersionDecided (strategies, recipes and code versions).
 4: SessionEnded status "interrupted" (the recording process died).
-5: AttemptStarted, CheckVerdict and TaskResult (the task executor); LLMCall.estimated."""
+5: AttemptStarted, CheckVerdict and TaskResult (the task executor); LLMCall.estimated.
+6: Artifact.changes (a candidate's per-field verdicts with before -> after values)."""
 
 SessionKind = Literal["codeact", "exec", "scrape", "task", "refine", "toolcode", "recording"]
 SessionStatus = Literal["running", "completed", "failed", "cancelled", "stopped", "interrupted"]
@@ -199,6 +200,23 @@ class RefinementProgress(BaseEvent):
     """Fields that changed with nothing to verify them against (not counted as fixed)."""
 
 
+ChangeVerdict = Literal["fixed", "changed, not verified", "worse", "not fixed"]
+
+
+class FieldChange(BaseModel):
+    """What a candidate version did to one field the feedback named: its coverage before and
+    after (0..1), the check's verdict and the values of a few items before and after."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    field: str
+    issue: str = ""
+    before: float
+    after: float
+    verdict: ChangeVerdict
+    samples: list[tuple[Any, Any]] = Field(default_factory=list)
+
+
 class Artifact(BaseEvent):
     """A named document the session produced: a strategy, a recipe, a version of the code.
 
@@ -214,6 +232,8 @@ class Artifact(BaseEvent):
     origin: str = ""
     candidate: bool = False
     summary: str = ""
+    changes: list[FieldChange] = Field(default_factory=list)
+    """A candidate's verdict per field of the feedback (empty in sessions before schema 6)."""
 
 
 class VersionDecided(BaseEvent):
