@@ -22,7 +22,7 @@ from tui_agent.sandbox.models import ExecuteRequest
 from tui_agent.session import SessionState
 from tui_agent.store import Store
 from tui_agent.tui.commands import BindingCommands
-from tui_agent.tui.messages import NewSessionRequested, SessionRequested
+from tui_agent.tui.messages import NewSessionRequested, SessionOpened, SessionRequested
 from tui_agent.tui.paths import styles_dir
 from tui_agent.tui.replay import Replay
 from tui_agent.tui.screens.approval import ModalApprover
@@ -209,6 +209,13 @@ class TuiAgentApp(App[None]):
             workspace=self.settings.workspace,
             model=self.settings.model,
         )
+
+    @on(SessionOpened)
+    def _session_opened(self, message: SessionOpened) -> None:
+        """Back on the home screen, its cursor goes to the session shown last."""
+        for screen in self.screen_stack:
+            if isinstance(screen, HomeScreen):
+                screen.came_from = message.session_id
 
     @on(SessionRequested)
     async def _session_requested(self, message: SessionRequested) -> None:

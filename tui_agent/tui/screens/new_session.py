@@ -86,15 +86,18 @@ class NewSessionModal(ModalScreen[NewSessionForm | None]):
         Binding("escape", "cancel", "Cancel", id="new.cancel", tooltip="Start nothing"),
     ]
 
-    def __init__(self, default_sandbox: str = "auto", model: str | None = None) -> None:
+    def __init__(
+        self, default_sandbox: str = "auto", model: str | None = None, kind: str | None = None
+    ) -> None:
         super().__init__(classes="new-session-modal")
         self._default_sandbox = default_sandbox
         self._model = model
+        self._kind = kind or "code"
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(classes="dialog") as dialog:
             dialog.border_title = "New session"
-            yield Select(KINDS, value="code", allow_blank=False, id="kind")
+            yield Select(KINDS, value=self._kind, allow_blank=False, id="kind")
             with Vertical(id="code-form", classes="form"):
                 yield Label(f"Task for the agent (model: {self._model or 'none set'})")
                 yield Input(placeholder="Calculate compound interest on 15k at 6%…", id="task")
@@ -174,7 +177,7 @@ class NewSessionModal(ModalScreen[NewSessionForm | None]):
                 yield Input(id="max-items", type="integer")
 
     def on_mount(self) -> None:
-        self._show_kind("code")
+        self._show_kind(self._kind)
 
     @property
     def kind(self) -> str:

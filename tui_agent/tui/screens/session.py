@@ -85,6 +85,13 @@ class SessionScreen(RefineFlow, Screen[None]):
 
     BINDINGS = [
         Binding(
+            "tab",
+            "app.focus_next",
+            "Pane",
+            id="session.next-pane",
+            tooltip="Move between the stream pane and the items table",
+        ),
+        Binding(
             "escape",
             "back",
             "Back",

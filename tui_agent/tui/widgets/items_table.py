@@ -1,8 +1,8 @@
 """The items table: extracted items, one column per detected field.
 
 Each header shows the field's name, type and a coverage badge coloured by band, with a "Fix"
-marker under 50 %. Cells show at most 100 characters; Enter shows the whole value and `f`
-asks for feedback on the field under the cursor.
+marker under 50 % (a click on it opens the feedback form). Cells show at most 100 characters;
+Enter shows the whole value and `f` asks for feedback on the field under the cursor.
 """
 
 from __future__ import annotations
@@ -223,6 +223,15 @@ class ItemsTable(Widget):
         field = self.focused_field
         if field is not None:
             self.post_message(self.FeedbackRequested(field))
+
+    @on(ItemsGrid.BadgeClicked)
+    def badge_clicked(self, message: ItemsGrid.BadgeClicked) -> None:
+        """A click on a Fix marker (a field under 50 %) opens the feedback form."""
+        message.stop()
+        key = self._keys[message.column]
+        field = self._analysis.field(key) if self._analysis else None
+        if field is not None and coverage_band(field.coverage) == "low":
+            self.post_message(self.FeedbackRequested(key))
 
     @on(ItemsGrid.CellSelected)
     def show_value(self, message: ItemsGrid.CellSelected) -> None:
