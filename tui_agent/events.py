@@ -22,7 +22,8 @@ SCHEMA_VERSION = 6
 3: Artifact and VersionDecided (strategies, recipes and code versions).
 4: SessionEnded status "interrupted" (the recording process died).
 5: AttemptStarted, CheckVerdict and TaskResult (the task executor); LLMCall.estimated.
-6: Artifact.changes (a candidate's per-field verdicts with before -> after values)."""
+6: Artifact.changes (a candidate's per-field verdicts with before -> after values);
+   ExecutionFinished.files and .workspace (the files a run wrote, for its step card)."""
 
 SessionKind = Literal["codeact", "exec", "scrape", "task", "refine", "toolcode", "recording"]
 SessionStatus = Literal["running", "completed", "failed", "cancelled", "stopped", "interrupted"]
@@ -105,6 +106,17 @@ class ErrorInfo(BaseModel):
     traceback: str = ""
 
 
+class WrittenFile(BaseModel):
+    """A file a run created or changed in its workspace: its path there, size and SHA-256
+    (so a preview can tell the file was overwritten since)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    path: str
+    size: int
+    sha256: str = ""
+
+
 class ExecutionFinished(BaseEvent):
     type: Literal["execution_finished"] = "execution_finished"
     step: int
@@ -118,6 +130,10 @@ class ExecutionFinished(BaseEvent):
     killed_reason: str | None = None
     non_serializable: list[str] = Field(default_factory=list)
     context: dict[str, Any] | None = None
+    files: list[WrittenFile] = Field(default_factory=list)
+    """Files the run created or changed in the workspace (paths relative to it)."""
+    workspace: str | None = None
+    """The host folder mounted at /workspace, when files were written."""
 
 
 class ExecutionOutput(BaseEvent):

@@ -40,10 +40,12 @@ from tui_agent.tui.messages import (
 )
 from tui_agent.tui.screens.confirm import CancelRunModal
 from tui_agent.tui.screens.feedback import FeedbackModal, FeedbackResult
+from tui_agent.tui.screens.image import ImageScreen
 from tui_agent.tui.screens.pinned import PINNED, PinnedScreen, pinned_artifacts
 from tui_agent.tui.screens.refine_flow import RefineFlow, latest_feedback
 from tui_agent.tui.widgets.artifact_card import pending_candidates
 from tui_agent.tui.widgets.context_panel import ContextPanel
+from tui_agent.tui.widgets.files_view import ImagePreview, load_image
 from tui_agent.tui.widgets.items_table import ItemsTable
 from tui_agent.tui.widgets.status_line import StatusLine, status_content
 from tui_agent.tui.widgets.stream_pane import StreamPane
@@ -348,6 +350,15 @@ class SessionScreen(RefineFlow, Screen[None]):
         artifacts = self._pinned()
         if artifacts:
             self.app.push_screen(PinnedScreen(artifacts))
+
+    @on(ImagePreview.Opened)
+    def open_image(self, message: ImagePreview.Opened) -> None:
+        """An image a run wrote, full screen."""
+        image = load_image(message.workspace, message.written)
+        if isinstance(image, str):
+            self.notify(f"{message.written.path}: {image}", severity="warning", markup=False)
+        else:
+            self.app.push_screen(ImageScreen(message.written, image))
 
     @on(ItemsTable.FeedbackRequested)
     def open_feedback(self, message: ItemsTable.FeedbackRequested) -> None:

@@ -1,4 +1,5 @@
-"""The card of one agent step: thought, code, execution output (live while it runs), answer.
+"""The card of one agent step: thought, code, execution output (live while it runs), the
+files the run wrote (images previewed), answer.
 
 `show(step)` is idempotent and cheap when nothing changed, so the stream pane can call it for
 every visible card after each event. A thought that grows (streamed tokens) is appended
@@ -20,6 +21,7 @@ from textual.widgets.markdown import MarkdownStream
 from tui_agent.events import ExecutionFinished, LogLine
 from tui_agent.formatting import attempt_line, check_line
 from tui_agent.session import StepState
+from tui_agent.tui.widgets.files_view import FilesView
 
 MAX_LOG_LINES = 40
 """Output lines shown per step (the last ones); the rest are counted."""
@@ -187,11 +189,13 @@ class StepCard(Vertical):
         self._code_view = Static(classes="code")
         self._execution_view = Static(classes="execution")
         self._checks_view = Static(classes="checks")
+        self._files_view = FilesView()
 
     def compose(self) -> ComposeResult:
         yield self._thought_view
         yield self._code_view
         yield self._execution_view
+        yield self._files_view
         yield self._checks_view
 
     async def on_mount(self) -> None:
@@ -209,11 +213,17 @@ class StepCard(Vertical):
         await self._show_thought(step)
         self._show_code(step)
         self._show_execution(step)
+        await self._files_view.show(step.execution)
         self._show_checks(step)
         await self._show_final(step)
         self.set_class(step.running and self.closed is None, "-running")
         self.border_title = step_title(step)
         self.border_subtitle = step_subtitle(step, self.closed)
+
+    @property
+    def files(self) -> FilesView:
+        """The files the step's run wrote."""
+        return self._files_view
 
     async def _show_thought(self, step: StepState) -> None:
         markdown = self._thought_view

@@ -258,10 +258,13 @@ class StreamPane(VerticalScroll):
     def _artifact_cards(self) -> list[ArtifactCard]:
         return [card for card in self._cards if isinstance(card, ArtifactCard)]
 
-    def _target(self) -> ArtifactCard | GroupCard | None:
-        """The card Enter acts on: the one under the cursor, else the newest foldable one."""
+    def _target(self) -> ArtifactCard | GroupCard | StepCard | None:
+        """The card Enter acts on: the one under the cursor (a step: when it has an image to
+        open), else the newest foldable one."""
         if self._cursor is not None:
             card = self._cards[self._cursor - self._first]
+            if isinstance(card, StepCard):
+                return card if card.files.openable else None
             foldable = isinstance(card, ArtifactCard | GroupCard) and card.foldable
             return card if foldable else None  # type: ignore[return-value]
         for card in reversed(self._cards):
@@ -271,7 +274,9 @@ class StreamPane(VerticalScroll):
 
     async def action_toggle_card(self) -> None:
         card = self._target()
-        if card is not None:
+        if isinstance(card, StepCard):
+            card.files.open_first()
+        elif card is not None:
             await card.set_expanded(not card.expanded)
             if self._cursor is not None:
                 card.scroll_visible(animate=False, top=True)
