@@ -1,10 +1,10 @@
 """The session report as one JSON document (`sessions show --json`) and its JSON Schema.
 
 `build_report(state)` reads a folded session: its summary and parameters, phases with their
-durations, tool calls counted per phase (a scrape's probes, dry run and list apart), the steps,
-items, analysis, strategy, the recipe in use, every artifact version and decision, feedback,
-errors and why it stopped. `report_schema()` is the schema every report validates against
-(`tui-agent sessions schema`).
+start and duration, tool calls counted per phase (a scrape's probes, dry run and list apart),
+the steps, model calls per step, items, analysis, strategy, the recipe in use, every artifact
+version and decision, feedback, the refinements' progress, errors, logs and why it stopped.
+`report_schema()` is the schema every report validates against (`tui-agent sessions schema`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from tui_agent.analysis.models import FieldFeedback, OutputAnalysis
-from tui_agent.events import VersionDecided
+from tui_agent.events import Log, RefinementProgress, VersionDecided
 from tui_agent.session import PhaseState, SessionState, SessionSummary, StepState
 
 NO_PHASE = "(no phase)"
@@ -31,6 +31,7 @@ class PhaseReport(_Report):
 
     name: str
     detail: str
+    started_at: float
     finished: bool
     ok: bool | None
     duration: float | None
@@ -43,6 +44,14 @@ class CallCount(_Report):
     calls: int
     failed: int
     by_name: dict[str, int]
+
+
+class ModelCalls(_Report):
+    """Model calls made in the session, and per step (a re-asked reply costs two)."""
+
+    total: int
+    by_step: dict[str, int]
+    """Calls per step number (a refinement attempt is one step), as text keys."""
 
 
 class StepReport(_Report):
@@ -98,6 +107,25 @@ class ErrorReport(_Report):
     message: str
 
 
+class LogReport(_Report):
+    """One line the session logged: warnings, repairs of model replies, checks of attempts."""
+
+    level: str
+    message: str
+
+
+class ProgressReport(_Report):
+    """Where a refinement stood: its attempt, what it said, the fields fixed, changed but not
+    verified, and still remaining."""
+
+    attempt: int
+    max_attempts: int
+    message: str
+    fixed: list[str]
+    unverified: list[str]
+    remaining: list[str]
+
+
 class SessionReport(_Report):
     """Everything `sessions show` knows about one session."""
 
@@ -113,6 +141,7 @@ class SessionReport(_Report):
     tool_calls: dict[str, CallCount]
     """Tool calls per phase name (`NO_PHASE` for calls outside any phase)."""
     steps: list[StepReport]
+    model_calls: ModelCalls
     final_answer: str | None
     item_count: int
     items: list[Any]
@@ -124,7 +153,10 @@ class SessionReport(_Report):
     artifacts: list[ArtifactReport]
     decisions: list[DecisionReport]
     feedback: list[FieldFeedback]
+    refinement: list[ProgressReport]
+    """The refinements' progress, in order (the last entry of each is its outcome)."""
     errors: list[ErrorReport]
+    logs: list[LogReport]
     tasks: list[TaskReport] = []
     """What each task or workflow node returned, in order (task sessions)."""
 
@@ -144,6 +176,10 @@ def build_report(state: SessionState, items: int | None = None) -> SessionReport
         phases=[_phase(phase) for phase in state.phases],
         tool_calls=tool_call_counts(state),
         steps=[_step(step) for step in state.steps.values()],
+        model_calls=ModelCalls(
+            total=state.llm_calls,
+            by_step={str(step): calls for step, calls in sorted(state.calls_by_step.items())},
+        ),
         final_answer=state.final_answer,
         item_count=len(state.items),
         items=state.items if items is None else state.items[:items],
@@ -170,7 +206,24 @@ def build_report(state: SessionState, items: int | None = None) -> SessionReport
             if isinstance(e, VersionDecided)
         ],
         feedback=state.feedback,
+        refinement=[
+            ProgressReport(
+                attempt=e.attempt,
+                max_attempts=e.max_attempts,
+                message=e.message,
+                fixed=e.fixed,
+                unverified=e.unverified,
+                remaining=e.remaining,
+            )
+            for e in state.timeline
+            if isinstance(e, RefinementProgress)
+        ],
         errors=[ErrorReport(kind=e.kind, message=e.message) for e in state.errors],
+        logs=[
+            LogReport(level=e.level, message=e.message)
+            for e in state.timeline
+            if isinstance(e, Log)
+        ],
         tasks=[
             TaskReport(
                 node=r.node,
@@ -223,6 +276,7 @@ def _phase(phase: PhaseState) -> PhaseReport:
     return PhaseReport(
         name=phase.name,
         detail=phase.detail,
+        started_at=phase.started_ts,
         finished=done is not None,
         ok=done.ok if done else None,
         duration=done.duration if done else None,

@@ -212,10 +212,10 @@ async def test_a_transformers_missing_field_is_fixed_on_attempt_2(
     assert refined.messages == [
         "Attempt 1/5: fixing total (missing)",
         "Testing improved code…",
-        "Fixed 0 fields, 1 remaining",
+        "Fixed 0 fields, 1 remaining (1 model call)",
         "Attempt 2/5: fixing total (missing)",
         "Testing improved code…",
-        "Fixed 1 field, 0 remaining",
+        "Fixed 1 field, 0 remaining (1 model call)",
         "Fixed 1 field",
     ]
     # each attempt streamed on a new step after the session's own step 1
@@ -290,7 +290,9 @@ async def test_an_attempt_that_lowers_another_field_is_refused(
         "attempt 2 refused: it returns fewer items (4 -> 2)",
     ]
     # attempts 1 and 2 fixed total, but were refused: nothing counted as fixed after them
-    assert refined.messages[2] == refined.messages[5] == "Fixed 0 fields, 1 remaining"
+    assert (
+        refined.messages[2] == refined.messages[5] == "Fixed 0 fields, 1 remaining (1 model call)"
+    )
     assert refined.outcome.fixed == ["total"]
     candidate = refined.outcome.candidate
     assert candidate is not None and candidate.origin == "refinement attempt 3"
@@ -319,10 +321,10 @@ async def test_max_attempts_end_in_partial_success_naming_the_remaining_fields(
     assert refined.messages == [
         "Attempt 1/2: fixing total (missing), name (format)",
         "Testing improved code…",
-        "Fixed 1 field, 1 remaining",
+        "Fixed 1 field, 1 remaining (1 model call)",
         "Attempt 2/2: fixing name (format)",
         "Testing improved code…",
-        "Fixed 1 field, 1 remaining",
+        "Fixed 1 field, 1 remaining (1 model call)",
         "Fixed 1 field, 1 remaining: name (format)",
     ]
     last = refined.of(RefinementProgress)[-1]
@@ -369,7 +371,10 @@ async def test_a_wrong_field_with_nothing_to_check_against_is_changed_not_verifi
     outcome = refined.outcome
     assert (outcome.fixed, outcome.unverified, outcome.remaining) == ([], ["name"], [])
     assert outcome.candidate is not None
-    assert outcome.candidate.summary == "name 100% -> 100% (changed, not verified)"
+    assert outcome.candidate.summary == (
+        "name 100% -> 100% (changed, not verified: 'oak desk' -> 'Oak Desk', "
+        "'pine shelf' -> 'Pine Shelf', 'lamp' -> 'Lamp')"
+    )
     assert refined.messages[-1] == "Fixed 0 fields; changed, not verified: name"
     assert refined.of(RefinementProgress)[-1].unverified == ["name"]
     logs = [e.message for e in refined.of(Log)]

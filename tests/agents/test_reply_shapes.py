@@ -16,7 +16,14 @@ from support.sessions import record_exec, refine_stored, scripted_settings
 from tui_agent.agents.codeact import codeact_session
 from tui_agent.analysis.models import FieldFeedback
 from tui_agent.config import Settings
-from tui_agent.events import CodeProposed, ExecutionFinished, FinalAnswer, LLMCall, Log
+from tui_agent.events import (
+    CodeProposed,
+    ExecutionFinished,
+    FinalAnswer,
+    LLMCall,
+    Log,
+    RefinementProgress,
+)
 from tui_agent.llm import LLM
 from tui_agent.sandbox.models import ExecuteRequest
 from tui_agent.store import Store
@@ -69,6 +76,49 @@ async def test_codeact_runs_the_code_and_answers_in_every_shape(
         assert any("took the reply as the final answer" in m for m in repairs)
 
 
+BROKEN = '{"thought": "I will compute", "action": execute_code}'
+BARE_DICT_CODE = (
+    'answer = {"thought": "x", "action": "provide_answer", "final_answer": "no"}\nprint(42)'
+)
+
+
+@pytest.mark.parametrize(
+    "garbage", [BROKEN, "}}]] ### @@@", '```json\n{"thought": "t", "action": "fly"}\n```']
+)
+async def test_codeact_reasks_garbage_once_and_never_answers_with_it(
+    server: ScriptedModel, settings: Settings, garbage: str
+) -> None:
+    server.push(
+        text(garbage),
+        shaped_reply("python_block", "Computing.", "execute_code", code=CODE),
+        shaped_reply("prose", "Done.", "provide_answer", final_answer="It is 42."),
+    )
+    session = await codeact(settings)
+    assert (session.state.status, session.state.final_answer) == ("completed", "It is 42.")
+    [proposed] = session.of(CodeProposed)
+    assert proposed.code == CODE
+    assert len(session.of(LLMCall)) == 3 == len(server.requests)
+    assert session.state.steps[1].model_calls == 2 and session.state.steps[2].model_calls == 1
+    reask = server.requests[1].messages[-1]["content"]
+    assert reask.startswith("Your last reply could not be used: ")
+    warnings = [e.message for e in session.of(Log) if e.level == "warning"]
+    assert any(m.startswith("step 1: reply 1 could not be used (") for m in warnings)
+
+
+async def test_codeact_runs_bare_code_holding_an_action_like_dict(
+    server: ScriptedModel, settings: Settings
+) -> None:
+    server.push(
+        text(BARE_DICT_CODE), shaped_reply("json", "Done.", "provide_answer", final_answer="42")
+    )
+    session = await codeact(settings)
+    [proposed] = session.of(CodeProposed)
+    assert proposed.code == BARE_DICT_CODE
+    [run] = session.of(ExecutionFinished)
+    assert [line.text for line in run.logs] == ["42"]
+    assert session.state.final_answer == "42" and len(server.requests) == 2
+
+
 async def test_codeact_reasks_a_cut_off_reply_once_then_fails(
     server: ScriptedModel, settings: Settings
 ) -> None:
@@ -105,20 +155,59 @@ async def refine_with(settings: Settings, *replies) -> tuple[list, object]:
     return events, refinement.outcome
 
 
-@pytest.mark.parametrize("shape", ["json", "fenced_json", "python_block"])
+FIXED_WITH_DICTS = (
+    "NOTE = {'thought': 'a dict literal', 'action': 'provide_answer', 'final_answer': 'no'}\n"
+    'DEFAULTS = {"qty": 0, "price": 0.0}\n'
+    "def main(orders):\n"
+    '    return [{"id": o["id"], "total": o.get("qty", DEFAULTS["qty"]) * o["price"]}'
+    " for o in orders]\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("shape", "code"),
+    [
+        ("json", FIXED),
+        ("fenced_json", FIXED),
+        ("python_block", FIXED),
+        ("python_block", FIXED_WITH_DICTS),
+        ("unlabelled_block", FIXED_WITH_DICTS),
+    ],
+)
 async def test_refinement_takes_the_code_in_every_shape(
-    server: ScriptedModel, settings: Settings, shape: str
+    server: ScriptedModel, settings: Settings, shape: str, code: str
+) -> None:
+    if shape == "unlabelled_block":
+        reply = text(f"Here is the improved transformer:\n```\n{code}```\nIt multiplies.")
+    else:
+        reply = shaped_reply(shape, "Here is the improved transformer:", "execute_code", code=code)
+    server.push(reply)
+    events, outcome = await refine_with(settings)
+    assert outcome.fixed == ["total"]
+    assert [e.code.strip() for e in events if isinstance(e, CodeProposed)] == [code.strip()]
+    assert len([e for e in events if isinstance(e, LLMCall)]) == 1 == len(server.requests)
+    logs = [e.message for e in events if isinstance(e, Log)]
+    assert not any("could not be used" in m for m in logs)
+
+
+async def test_refinement_reasks_a_reply_with_no_code_and_takes_the_code_that_follows(
+    server: ScriptedModel, settings: Settings
 ) -> None:
     server.push(
-        shaped_reply(shape, "Here is the improved transformer:", "execute_code", code=FIXED)
+        shaped_reply("json", "It is qty * price.", "provide_answer", final_answer="qty * price"),
+        shaped_reply("python_block", "Here it is:", "execute_code", code=FIXED),
     )
     events, outcome = await refine_with(settings)
     assert outcome.fixed == ["total"]
-    assert [e.code.strip() for e in events if isinstance(e, CodeProposed)] == [FIXED.strip()]
-    assert len([e for e in events if isinstance(e, LLMCall)]) == 1 == len(server.requests)
+    calls = [e for e in events if isinstance(e, LLMCall)]
+    assert [c.purpose for c in calls] == ["refine", "refine repair"] and len(server.requests) == 2
+    reask = server.requests[1].messages[-1]["content"]
+    assert reask.startswith("Your last reply could not be used: the reply held no code")
 
 
-@pytest.mark.parametrize("unusable", ["I think the total should be qty times price.", CUT_OFF])
+@pytest.mark.parametrize(
+    "unusable", ["I think the total should be qty times price.", CUT_OFF, BROKEN, "}}]] @@@"]
+)
 async def test_refinement_reasks_once_then_ends_the_attempt(
     server: ScriptedModel, settings: Settings, unusable: str
 ) -> None:
@@ -128,4 +217,7 @@ async def test_refinement_reasks_once_then_ends_the_attempt(
     assert not [e for e in events if isinstance(e, CodeProposed)]
     assert len([e for e in events if isinstance(e, LLMCall)]) == 2 == len(server.requests)
     logs = [e.message for e in events if isinstance(e, Log)]
-    assert any("attempt 1: no usable code" in m for m in logs)
+    assert any("could not be used" in m and "asking again" in m for m in logs)
+    done = [e.message for e in events if isinstance(e, RefinementProgress)]
+    assert "Fixed 0 fields, 1 remaining (2 model calls)" in done
+    assert any("attempt 1: no usable code (no valid action in 2 replies" in m for m in logs)

@@ -504,3 +504,35 @@ async def test_a_workflow_runs_node_by_node_with_the_context_flowing(
     assert ran.chain[1]["ai_metadata"]["model_source"] == "node"
     assert ran.chain[1]["input_context"]["sum"] == 6
     assert isinstance(started, SessionStarted) and started.params["nodes"] == ["sum", "label"]
+
+
+async def test_other_words_for_the_same_task_hit_and_a_near_miss_does_not(
+    settings: Settings, server: ScriptedModel
+):
+    server.push(code_reply(DISCOUNT_CODE), verdict(True, "ok"))
+    await run_task(settings, DISCOUNT_TASK, {"total": 1500}, session_id="first0000001")
+    asked = len(server.requests)
+
+    reworded = "Please compute the discount (10 % if the total is above 1000)"
+    hit = await run_task(settings, reworded, {"total": 3000}, session_id="again0000001")
+    assert len(server.requests) == asked
+    assert hit.metadata["cache_match"] == "semantic" and hit.context["discount"] == 300.0
+    assert any(log.message.startswith("cache hit (semantic") for log in hit.of(Log))
+
+    # the reworded task is now cached under its own words too: the next time is exact
+    exact = await run_task(settings, reworded, {"total": 10}, session_id="third0000001")
+    assert exact.metadata["cache_match"] == "exact" and len(server.requests) == asked
+
+    server.push(
+        code_reply(
+            "total = context['total']\ncontext['discount'] = total * 0.10 if total < 1000 else 0.0"
+        ),
+        verdict(True, "ok"),
+    )
+    miss = await run_task(
+        settings,
+        "Calculate discount (10% if total < 1000)",
+        {"total": 500},
+        session_id="miss00000001",
+    )
+    assert miss.metadata["cache_hit"] is False and miss.context["discount"] == 50.0

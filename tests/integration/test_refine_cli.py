@@ -44,6 +44,7 @@ def tui_agent(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
             **os.environ,
             "TUI_AGENT_CONFIG_FILE": str(db.parent / "none.toml"),
             "TUI_AGENT_MODEL": "",
+            "TUI_AGENT_WORKSPACE": str(db.parent / "workspace"),
         },
         stdin=subprocess.DEVNULL,
         cwd=db.parent,
@@ -118,6 +119,23 @@ def test_refine_headless_accept_fixes_the_field_and_refreshes_the_items(tmp_path
     written = tui_agent(db, "sessions", "feedback", session_id, "-o", str(tmp_path / "fb.json"))
     assert written.returncode == 0, written.stderr
     assert json.loads((tmp_path / "fb.json").read_text()) == [feedback]
+
+
+@pytest.mark.chromium
+def test_a_wrong_field_given_only_a_selector_is_changed_not_verified(tmp_path, demo, recorded):
+    db, session_id = copy_db(recorded, tmp_path)
+    wrong = ("--field", "category", "--issue", "wrong", "--selector", ".field-seller")
+    result = tui_agent(db, "refine", session_id, *wrong, "--headless")
+    assert result.returncode == 0, result.stderr
+    out = " ".join(result.stdout.split())  # rich wraps long lines
+    truth = demo.ground_truth("panel")
+    first = f"{truth[0]['category']!r} -> {truth[0]['seller']!r}"
+    assert f"category 100% -> 100% (changed, not verified: {first}" in out
+    assert "Fixed 0 fields; changed, not verified: category" in out
+    assert "(fixed)" not in out and "fixed: category" not in out
+    shown = tui_agent(db, "sessions", "show", session_id, "--json").stdout
+    [candidate] = [a for a in json.loads(shown)["artifacts"] if a["candidate"]]
+    assert candidate["summary"].startswith(f"category 100% -> 100% (changed, not verified: {first}")
 
 
 @pytest.mark.chromium
@@ -230,3 +248,53 @@ def test_bad_input_is_one_line_exit_2_and_records_nothing(tmp_path):
         assert len(result.stderr.strip().splitlines()) == 1, result.stderr
         assert "Traceback" not in result.stderr
     assert asyncio.run(_event_counts(db)) == before
+
+
+BANDS_PROGRAM = """\
+ORDERS = [{"id": 1, "price": 100.0}, {"id": 2, "price": 20.0}, {"id": 3, "price": 240.0}]
+
+def main():
+    return [{"id": o["id"], "band": BAND} for o in ORDERS]
+"""
+WRONG_BANDS = BANDS_PROGRAM.replace("BAND", 'str(o["price"])')
+RIGHT_BANDS = BANDS_PROGRAM.replace(
+    "BAND", '"low" if o["price"] < 50 else "mid" if o["price"] <= 100 else "high"'
+)
+LOOKS_LIKE = "price bands: low under 50, mid up to 100, high above"
+
+
+@pytest.mark.parametrize("with_pattern", [True, False])
+def test_an_analyzers_pattern_is_checked_and_its_description_told(tmp_path, with_pattern):
+    from support.requirements import require_backend
+    from support.scripted_model import ScriptedModel, text
+
+    require_backend("bubblewrap")
+    program = tmp_path / "bands.py"
+    program.write_text(BANDS_PROGRAM.replace("BAND", '"big" if o["price"] > 100 else "small"'))
+    db = tmp_path / "s.db"
+    sandbox = ("--sandbox", "bubblewrap")
+    recorded = tui_agent(db, "exec", str(program), *sandbox, "--agent-type", "analyzer", "--json")
+    assert recorded.returncode == 0, recorded.stderr
+    session_id = json.loads(recorded.stdout.splitlines()[0])["session_id"]
+    pattern = ("--pattern", "low|mid|high") if with_pattern else ()
+    replies = [text(f"```python\n{WRONG_BANDS}```"), text(f"```python\n{RIGHT_BANDS}```")]
+    with ScriptedModel(replies if with_pattern else replies[1:]) as server:
+        result = tui_agent(
+            db,
+            "refine",
+            session_id,
+            *("--field", "band", "--issue", "format", *pattern, "--looks-like", LOOKS_LIKE),
+            *("--model", "openai/gpt-4o-mini", "--api-base", server.api_base, *sandbox),
+            "--headless",
+        )
+        prompts = [r.messages[-1]["content"] for r in server.requests]
+    assert result.returncode == 0, result.stderr
+    out = " ".join(result.stdout.split())
+    assert all(f"What the values should look like: {LOOKS_LIKE}" in p for p in prompts)
+    if with_pattern:  # the first attempt's values fail the pattern; the second's pass it
+        assert "attempt 1: band (format): 100% -> 100%, not fixed: 3 of 3 values" in out
+        assert "attempt 2: band (format): 100% -> 100%, fixed" in out
+        assert "band 100% -> 100% (fixed)" in out
+    else:  # words alone verify nothing
+        assert "band 100% -> 100% (changed, not verified: 'small' -> 'mid'" in out
+        assert "(fixed)" not in out

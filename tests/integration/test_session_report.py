@@ -38,7 +38,11 @@ def tui_agent(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         timeout=300,
-        env={**os.environ, "TUI_AGENT_CONFIG_FILE": str(db.parent / "none.toml")},
+        env={
+            **os.environ,
+            "TUI_AGENT_CONFIG_FILE": str(db.parent / "none.toml"),
+            "TUI_AGENT_WORKSPACE": str(db.parent / "workspace"),
+        },
         stdin=subprocess.DEVNULL,
         cwd=db.parent,
     )
@@ -75,6 +79,8 @@ def test_a_scrape_report_counts_probes_dry_run_and_list_apart(tmp_path: Path) ->
     assert report["search_query"] == "oak" and report["stopped_reason"] == "max_items"
     assert [p["name"] for p in report["phases"]] == ["load", "plan", "generators", "recipe", "list"]
     assert all(p["finished"] and p["ok"] and p["duration"] > 0 for p in report["phases"])
+    starts = [p["started_at"] for p in report["phases"]]
+    assert starts == sorted(starts) and starts[0] >= report["summary"]["started_at"]
     calls = report["tool_calls"]
     assert calls["plan"]["calls"] > 0 and calls["recipe"]["calls"] > 0
     assert calls["list"]["by_name"]["SAVE"] == 3 == report["item_count"] == len(report["items"])
@@ -124,6 +130,11 @@ def test_a_codeact_report_has_its_steps_and_model_calls(tmp_path: Path) -> None:
         (1, "print(2 + 3)", 1),
         (2, None, 1),
     ]
+    assert report["model_calls"] == {"total": 2, "by_step": {"1": 1, "2": 1}}
+    repairs = [line["message"] for line in report["logs"]]
+    assert "step 1: reply read as: took the Python code block as the code (no JSON action)" in (
+        repairs
+    )
     assert [line["text"] for line in report["steps"][0]["execution"]["logs"]] == ["5"]
     assert report["summary"]["status"] == "completed" and report["items"] == []
 
@@ -139,8 +150,9 @@ def test_a_refined_exec_report_has_the_versions_the_decision_and_the_feedback(
     sandbox = ("--sandbox", backend)
     tui_agent(db, "exec", str(program), *sandbox, "--agent-type", "transformer", "--json")
     session_id = only_session(db)
+    unusable = text("The total should be qty times price.")
     fixed = text(f"Here is the improved transformer:\n```python\n{TOTAL_FIXED}```")
-    with ScriptedModel([fixed]) as server:
+    with ScriptedModel([unusable, fixed]) as server:
         tui_agent(
             db,
             "refine",
@@ -169,6 +181,17 @@ def test_a_refined_exec_report_has_the_versions_the_decision_and_the_feedback(
     assert report["decisions"] == [{"name": "code", "version": 2, "accepted": True, "reason": ""}]
     assert [(f["field"], f["issue"]) for f in report["feedback"]] == [("total", "missing")]
     assert report["agent_type"] == "transformer" and report["errors"] == []
+    # the attempt's reply was re-asked once: two model calls on its step (3: the accepted re-run)
+    assert report["model_calls"] == {"total": 2, "by_step": {"2": 2}}
+    assert [(s["index"], s["model_calls"]) for s in report["steps"]] == [(1, 0), (2, 2), (3, 0)]
+    outcome = report["refinement"][-1]
+    assert (outcome["fixed"], outcome["unverified"], outcome["remaining"]) == (["total"], [], [])
+    assert outcome["message"] == "Fixed 1 field"
+    assert any("(2 model calls)" in p["message"] for p in report["refinement"])
+    assert any(
+        line["level"] == "warning" and "could not be used" in line["message"]
+        for line in report["logs"]
+    )
 
 
 def test_the_schema_refuses_a_report_with_a_part_missing_or_unknown(tmp_path: Path) -> None:

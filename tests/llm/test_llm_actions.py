@@ -195,3 +195,38 @@ def test_streaming_never_reads_fields_out_of_a_code_block():
     fields = IncrementalFields()
     fenced = '```json\n{"thought": "this"}\n```'
     assert [e for c in fenced for e in fields.feed(c)][-1].value == "this"
+
+
+def test_bare_code_holding_an_action_like_dict_is_code():
+    code = "x = {'thought': 't', 'action': 'provide_answer', 'final_answer': 'no'}\nprint(x)"
+    parsed = parse_action(code, prose_answers=True)
+    assert (parsed.action.action, parsed.action.code) == ("execute_code", code)
+
+
+@pytest.mark.parametrize(
+    "garbage",
+    [
+        '{"thought": "t", "action": execute_code}',
+        '[{"thought": "t", action: 1}]',
+        'Here: ```json\n{"thought": "t" "action": "x"}\n```',
+        'My step: "action": execute_code, "code": print(1)',
+    ],
+)
+def test_a_broken_action_is_never_taken_for_a_prose_answer(garbage):
+    with pytest.raises(ActionParseError):
+        parse_action(garbage, prose_answers=True)
+
+
+def test_an_indented_code_block_is_dedented():
+    reply = "1. Run this:\n   ```python\n   for i in range(2):\n       print(i)\n   ```"
+    assert parse_action(reply).action.code == "for i in range(2):\n    print(i)"
+
+
+def test_reading_a_reply_never_warns():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert parse_action('print("a\\ b")').action.code == 'print("a\\ b")'
+        with pytest.raises(ActionParseError):
+            parse_action('It is in "C:\\ temp".')

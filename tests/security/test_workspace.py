@@ -172,6 +172,28 @@ def test_a_quota_left_by_a_crashed_process_is_copied_back_by_the_next(
     assert (workspace / "written.txt").read_text() == "before the crash"
 
 
+def test_a_dead_owners_quota_whose_folder_moved_away_blocks_no_one(tmp_path, quota_here):
+    """A test runner renames its old temporary folders, binds and all: the next hold finds the
+    dead owner's workspace gone, removes every mount of its image and goes on."""
+    parent = tmp_path / "run-1"
+    workspace = parent / "workspace"
+    workspace.mkdir(parents=True)
+    os.chown(workspace, 65534, 65534)
+    subprocess.run([sys.executable, "-c", CRASHING_HOLDER, str(workspace)], check=True)
+    [record] = [r for r in state_dir().glob("*.json") if str(workspace) in r.read_text()]
+    image = record.with_suffix(".img")
+    moved = parent.rename(tmp_path / "garbage-run-1") / "workspace"
+    assert os.path.ismount(moved) and str(image) in loop_backing_files()
+    other = tmp_path / "other"
+    other.mkdir()
+    mine = hold(other, 8, (65534, 65534))
+    assert mine is not None
+    mine.release()
+    assert not os.path.ismount(moved)
+    assert not record.exists() and not image.exists()
+    assert str(image) not in loop_backing_files()
+
+
 async def test_a_start_cancelled_while_the_quota_is_made_leaves_no_mount(
     backend, workspace, tmp_path, limits, quota_here
 ):

@@ -1,5 +1,6 @@
 """Sessions with artifacts for the TUI tests: a scrape run that records its strategy and recipe,
-and a refinement of it whose candidate recipe waits for the user's decision."""
+and a refinement of it whose candidate recipe waits for the user's decision (one that fixes the
+price, one whose change of the title nothing could verify)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tui_agent.agents.refine.base import version_summary
 from tui_agent.analysis import analyze_output
 from tui_agent.analysis.models import FieldFeedback
+from tui_agent.analysis.resolution import check_feedback
 from tui_agent.events import (
     Artifact,
     Event,
@@ -138,4 +141,36 @@ def refinement_of_price() -> list[Event]:
             ],
         ),
         RefinementProgress(attempt=1, max_attempts=5, message="Fixed 1 field", fixed=["price"]),
+    ]
+
+
+SELLERS = ["Northwind Goods", "Harbor Lights", "Granite Works"]
+
+
+def unverified_title_change() -> list[Event]:
+    """Feedback that the title is wrong with only a selector to try: the candidate changes
+    every title (to the sellers' names), and nothing the user gave can verify it."""
+    feedback = FieldFeedback(field="title", issue="wrong", correct_selector=".field-seller")
+    document = recipe_document()
+    document["bindings"]["DETAILS_FIELDS"]["title"] = ".field-seller"
+    after = [{**item, "title": seller} for item, seller in zip(ITEMS, SELLERS, strict=True)]
+    check = check_feedback(
+        feedback, analyze_output(ITEMS), analyze_output(after), after, before_items=ITEMS
+    )
+    message = "Fixed 0 fields; changed, not verified: title"
+    return [
+        FeedbackSubmitted(feedback=[feedback]),
+        RefinementProgress(
+            attempt=1, max_attempts=5, message="Patching the title binding", remaining=["title"]
+        ),
+        Artifact(
+            name="recipe",
+            format="json",
+            content=json.dumps(document),
+            version=2,
+            origin="refinement attempt 1",
+            candidate=True,
+            summary=version_summary([check]),
+        ),
+        RefinementProgress(attempt=1, max_attempts=5, message=message, unverified=["title"]),
     ]

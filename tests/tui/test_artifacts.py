@@ -8,7 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from artifact_factory import refinement_of_price, scrape_started, scrape_with_artifacts
+from artifact_factory import (
+    refinement_of_price,
+    scrape_started,
+    scrape_with_artifacts,
+    unverified_title_change,
+)
 from session_factory import at_fixed_times, store_events, wait_until
 from textual.pilot import Pilot
 from textual.widgets import Markdown
@@ -135,6 +140,22 @@ def test_snapshot_refinement_with_a_candidate(snap_compare: Any, refined_db: Pat
 
 def test_snapshot_diff_of_a_candidate_recipe(snap_compare: Any, refined_db: Path) -> None:
     app = TuiAgentApp(refined_db, open_session=SCRAPE_ID)
+
+    async def reviewing(pilot: Pilot[Any]) -> None:
+        await opened(pilot)
+        await pilot.press("d")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, DiffScreen))
+
+    assert snap_compare(app, terminal_size=(110, 36), run_before=reviewing)
+
+
+def test_snapshot_diff_of_a_change_nothing_could_verify(snap_compare: Any, db_path: Path) -> None:
+    payloads = scrape_with_artifacts() + unverified_title_change()
+    events = at_fixed_times(
+        SCRAPE_ID, scrape_started(), payloads, SessionEnded(status="completed"), gap=0.5
+    )
+    asyncio.run(store_events(db_path, events))
+    app = TuiAgentApp(db_path, open_session=SCRAPE_ID)
 
     async def reviewing(pilot: Pilot[Any]) -> None:
         await opened(pilot)

@@ -334,3 +334,13 @@ async def test_the_refine_button_submits_and_asks_to_refine() -> None:
         await pilot.click("#refine")
     [result] = app.results
     assert result is not None and result.submit and result.refine
+
+
+def test_snapshot_analyzer_modal_with_a_pattern_that_does_not_compile(snap_compare: Any) -> None:
+    async def typed(pilot: Pilot[Any]) -> None:
+        await pick_issue(pilot, "format")
+        await type_into(pilot, r"low|mid|high(")
+        await type_into(pilot, "price bands: low under 50, mid up to 100, high above")
+        await pilot.pause()
+
+    assert snap_compare(FeedbackHarness("analyzer"), terminal_size=(100, 30), run_before=typed)

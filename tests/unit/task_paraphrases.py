@@ -284,4 +284,18 @@ PAIRS: list[tuple[str, str, bool]] = [
     ("Return the 2 cheapest items", "Return the two cheapest items", True),
     ("Add VAT, then round the prices", "Round the prices, then add VAT", False),
     ("Compute the mean of x and y", "Compute the mean of x", False),
+    # Found by the lead: ">=" and "<=" were read as ">" and "<" (strict and inclusive merged)
+    (
+        "Calculate discount (10% if total > 1000)",
+        "Calculate discount (10% if total >= 1000)",
+        False,
+    ),
+    ("Keep rows where qty < 5", "Keep rows where qty <= 5", False),
+    ("Keep rows where qty > 5", "Keep rows where qty is at least 5", False),
+    ("Keep rows where qty >= 5", "Keep rows where qty is at least 5", True),
+    (
+        "Calculate discount (10% if total > 1000)",
+        "Please compute the discount (10 % if the total is above 1000)",
+        True,
+    ),
 ]

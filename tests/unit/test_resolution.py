@@ -152,6 +152,37 @@ def test_a_change_with_nothing_to_check_against_is_changed_not_verified_never_fi
     assert "fixed" not in result.detail
 
 
+def test_a_change_past_the_first_examples_is_seen_item_by_item() -> None:
+    feedback = FieldFeedback(field="title", issue="wrong")
+    before = rows("title", ["a", "b", "c", "d", "e", "f"])
+    after = rows("title", ["a", "b", "c", "d", "e", "F"])
+    assert (
+        analyze_output(before).field("title").examples
+        == analyze_output(after).field("title").examples
+    )  # the analyses alone cannot tell
+    result = check_feedback(
+        feedback, analyze_output(before), analyze_output(after), after, before_items=before
+    )
+    assert result.verdict == "changed, not verified"
+    assert result.samples[0] == ("f", "F")
+
+
+def test_an_unverified_change_reads_as_its_values_in_the_versions_summary() -> None:
+    from tui_agent.agents.refine.base import version_summary
+
+    feedback = FieldFeedback(field="category", issue="wrong", correct_selector=".field-seller")
+    before = rows("category", ["Kitchen", "Home", "Garden"])
+    after = rows("category", ["Northwind Goods", "x" * 60, "Granite Works"])
+    unverified = check_feedback(
+        feedback, analyze_output(before), analyze_output(after), after, before_items=before
+    )
+    fixed = check(FieldFeedback(field="id", issue="missing"), before, after)
+    assert version_summary([unverified, fixed]) == (
+        "category 100% -> 100% (changed, not verified: 'Kitchen' -> 'Northwind Goods', "
+        f"'Home' -> '{'x' * 38}…, 'Garden' -> 'Granite Works'); id 100% -> 100% (fixed)"
+    )
+
+
 def test_wrong_may_not_lower_the_fields_coverage() -> None:
     feedback = FieldFeedback(field="price", issue="wrong", correct_value="249")
     before = rows("price", ["1", "2", "3", "4"])

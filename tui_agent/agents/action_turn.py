@@ -30,6 +30,7 @@ async def stream_turn(
     *,
     code_actions: Mapping[str, str] | None = None,
     prose_answers: bool = False,
+    needs_code: bool = False,
 ) -> AsyncIterator[Event | InvalidReply | ActionOutcome]:
     """One reply as ThoughtDelta / Thought on `step`, CodeProposed as soon as the code's
     string closes (again if the validated action differs), the LLMCall records and the
@@ -38,7 +39,8 @@ async def stream_turn(
     With `code_actions` (the action names, as the model may write them, that run code, and
     what they are read as) code is proposed only under such an action, with its name; without,
     every code is proposed as EXECUTE. With `prose_answers` a reply that holds neither an
-    action nor code is the final answer. How an accepted reply was repaired is logged.
+    action nor code is the final answer; with `needs_code` a reply with no code is re-asked.
+    How an accepted reply was repaired is logged.
     Closing the iteration closes the model's stream.
     """
     any_code = code_actions is None
@@ -46,7 +48,9 @@ async def stream_turn(
     early: tuple[str, str] | None = None
     thought: str | None = None
     streamed = reasked = False
-    turn = stream_action(llm, messages, step=step, prose_answers=prose_answers)
+    turn = stream_action(
+        llm, messages, step=step, prose_answers=prose_answers, needs_code=needs_code
+    )
     async with contextlib.aclosing(turn):
         async for item in turn:
             match item:

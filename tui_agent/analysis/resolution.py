@@ -26,6 +26,16 @@ from typing import Any
 from tui_agent.analysis.flatten import flatten_item, is_empty
 from tui_agent.analysis.models import FeedbackExample, FieldFeedback, OutputAnalysis
 
+SAMPLES = 3
+"""Items whose before and after values an unverified change shows."""
+SAMPLE_WIDTH = 40
+"""Characters of one sample value shown in a version's summary."""
+
+
+def _cut(value: Any, limit: int) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
 
 @dataclass(frozen=True)
 class FieldCheck:
@@ -51,6 +61,11 @@ class FieldCheck:
         if not self.resolved:
             return "not fixed"
         return "fixed" if self.verified else "changed, not verified"
+
+    def samples_text(self, limit: int = SAMPLE_WIDTH) -> str:
+        """ "'Kitchen' -> 'Northwind Goods', 'Home' -> 'Granite Works'": the before and after
+        values of the samples, each cut to `limit` characters."""
+        return ", ".join(f"{_cut(old, limit)} -> {_cut(new, limit)}" for old, new in self.samples)
 
 
 def coverage(analysis: OutputAnalysis | None, field: str) -> Fraction:
@@ -97,7 +112,7 @@ def check_feedback(
             problems.insert(0, f"coverage fell ({percent(was)} -> {percent(now)})")
         problems.extend(_mixed(after, name))
         if not _has_evidence(feedback) and not problems:
-            if not _changed(before, after, name):
+            if not _changed(before, after, name, before_items, items):
                 problems.append("its values did not change")
             else:
                 samples = value_samples(before_items or [], items, name)
@@ -192,16 +207,22 @@ def _mixed(analysis: OutputAnalysis, name: str) -> list[str]:
     return [f"its values are of mixed kinds ({kinds})"]
 
 
-def _changed(before: OutputAnalysis | None, after: OutputAnalysis, name: str) -> bool:
+def _changed(
+    before: OutputAnalysis | None,
+    after: OutputAnalysis,
+    name: str,
+    before_items: list[Any] | None,
+    items: list[Any],
+) -> bool:
+    """Whether the field's values differ: item by item when the items before are known,
+    else by the analyses' examples."""
+    if before_items is not None:
+        return _field_values(before_items, name) != _field_values(items, name)
     old = before.field(name) if before is not None else None
     new = after.field(name)
     old_examples = old.examples if old is not None else []
     new_examples = new.examples if new is not None else []
     return new_examples != old_examples
-
-
-SAMPLES = 3
-"""Items whose before and after values an unverified change shows."""
 
 
 def value_samples(before: list[Any], after: list[Any], name: str) -> tuple[tuple[Any, Any], ...]:

@@ -11,6 +11,7 @@ from tui_agent.cli.common import (
     add_agent_type_option,
     add_api_base_option,
     add_output_options,
+    add_sandbox_option,
     record_session,
 )
 from tui_agent.config import Settings
@@ -37,12 +38,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         action="store_true",
         help="ask before each run: run, skip or edit (always on with --sandbox local)",
     )
-    code.add_argument(
-        "--sandbox",
-        choices=("auto", "docker", "bubblewrap", "local"),
-        default=None,
-        help="backend (default: TUI_AGENT_SANDBOX or auto: docker, else bubblewrap)",
-    )
+    add_sandbox_option(code)
     code.add_argument("--network", action="store_true", help="let the code reach the network")
     code.add_argument("--workspace", type=Path, help="host folder mounted at /workspace")
     code.add_argument(

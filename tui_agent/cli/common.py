@@ -74,6 +74,16 @@ def add_api_base_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_sandbox_option(parser: argparse.ArgumentParser) -> None:
+    """--sandbox: the backend code runs in."""
+    parser.add_argument(
+        "--sandbox",
+        choices=("auto", "docker", "bubblewrap", "local"),
+        default=None,
+        help="backend (default: TUI_AGENT_SANDBOX or auto: docker, else bubblewrap)",
+    )
+
+
 AGENT_TYPES = ("scraper", "transformer", "analyzer", "api-client", "generic")
 
 

@@ -10,6 +10,7 @@ from tui_agent.cli.common import (
     UsageError,
     add_agent_type_option,
     add_output_options,
+    add_sandbox_option,
     read_json_object,
     record_session,
 )
@@ -33,12 +34,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     run.add_argument("--context", type=Path, metavar="ctx.json", help="a JSON object: `context`")
     run.add_argument("--url", help="render this page in Chromium and pass `url` and `html` in")
     run.add_argument("--timeout", type=float, default=30.0, metavar="S", help="seconds (30)")
-    run.add_argument(
-        "--sandbox",
-        choices=("auto", "docker", "bubblewrap", "local"),
-        default=None,
-        help="backend (default: TUI_AGENT_SANDBOX or auto: docker, else bubblewrap)",
-    )
+    add_sandbox_option(run)
     run.add_argument("--network", action="store_true", help="let the code reach the network")
     run.add_argument("--workspace", type=Path, help="host folder mounted at /workspace")
     add_agent_type_option(run, None)

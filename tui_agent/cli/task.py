@@ -13,6 +13,7 @@ from tui_agent.cli.common import (
     UsageError,
     add_api_base_option,
     add_output_options,
+    add_sandbox_option,
     read_json_object,
     record_session,
     run,
@@ -20,7 +21,7 @@ from tui_agent.cli.common import (
 from tui_agent.config import Settings
 
 if TYPE_CHECKING:
-    from tui_agent.agents.task.start import TaskLimits, TaskSession
+    from tui_agent.agents.task.start import TaskSession
 
 
 def _add_run_options(parser: argparse.ArgumentParser) -> None:
@@ -51,12 +52,7 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
         action="store_false",
         help="always generate: neither use nor fill the code cache",
     )
-    parser.add_argument(
-        "--sandbox",
-        choices=("auto", "docker", "bubblewrap", "local"),
-        default=None,
-        help="backend (default: TUI_AGENT_SANDBOX or auto: docker, else bubblewrap)",
-    )
+    add_sandbox_option(parser)
     parser.add_argument("--workspace", type=Path, help="host folder mounted at /workspace")
     parser.add_argument(
         "-o",
@@ -114,94 +110,58 @@ def _read_context(path: Path | None) -> dict[str, Any]:
     return read_json_object(path, "context file")
 
 
-def _limits(args: argparse.Namespace) -> TaskLimits:
+def _options(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
+    """What `task_session` and `workflow_session` take from the command line (the limits
+    themselves are checked there)."""
     from tui_agent.agents.task.start import TaskLimits
+    from tui_agent.recorder import new_session_id
+    from tui_agent.store.task_cache import TaskCache
 
-    if args.timeout <= 0:
-        raise UsageError("--timeout must be a positive number of seconds")
-    if args.max_attempts < 1:
-        raise UsageError("--max-attempts must be at least 1")
-    if args.budget is not None and args.budget <= 0:
-        raise UsageError("--budget must be a positive amount of USD")
     if args.output_file is not None and not args.output_file.parent.resolve().is_dir():
         raise UsageError(f"cannot write {args.output_file}: its folder does not exist")
-    return TaskLimits(args.timeout, args.max_attempts, args.budget, args.use_cache)
-
-
-def _settings(args: argparse.Namespace, settings: Settings) -> Settings:
     if args.api_base:
-        return settings.model_copy(update={"api_base": args.api_base})
-    return settings
+        settings = settings.model_copy(update={"api_base": args.api_base})
+    return {
+        "settings": settings,
+        "session_id": new_session_id(),
+        "validator_model": args.validator_model,
+        "limits": TaskLimits(args.timeout, args.max_attempts, args.budget, args.use_cache),
+        "cache": TaskCache(settings.db),
+        "sandbox_name": args.sandbox,
+        "workspace": args.workspace,
+    }
 
 
 def cmd_task(args: argparse.Namespace, settings: Settings) -> int:
     from tui_agent.agents.task.start import task_session
 
-    limits = _limits(args)
     context = _read_context(args.context)
-    settings = _settings(args, settings)
-    session_id = _new_id()
-    started, session = task_session(
-        args.prompt,
-        context,
-        settings=settings,
-        session_id=session_id,
-        validator_model=args.validator_model,
-        limits=limits,
-        cache=_cache(settings),
-        sandbox_name=args.sandbox,
-        workspace=args.workspace,
-    )
-    return _record(args, settings, started, session, session_id)
+    options = _options(args, settings)
+    started, session = task_session(args.prompt, context, **options)
+    return _record(args, started, session, options)
 
 
 def cmd_workflow_run(args: argparse.Namespace, settings: Settings) -> int:
     from tui_agent.agents.task.start import workflow_session
     from tui_agent.agents.task.workflow import load_workflow
 
-    limits = _limits(args)
     workflow = load_workflow(args.file)
     context = _read_context(args.context)
-    settings = _settings(args, settings)
-    session_id = _new_id()
+    options = _options(args, settings)
     count = len(workflow.nodes)
-    started, session = workflow_session(
-        workflow,
-        context,
-        title=f"workflow {args.file.name} ({count} node{'s' if count != 1 else ''})",
-        settings=settings,
-        session_id=session_id,
-        validator_model=args.validator_model,
-        limits=limits,
-        cache=_cache(settings),
-        sandbox_name=args.sandbox,
-        workspace=args.workspace,
-    )
-    return _record(args, settings, started, session, session_id)
-
-
-def _new_id() -> str:
-    from tui_agent.recorder import new_session_id
-
-    return new_session_id()
-
-
-def _cache(settings: Settings) -> Any:
-    from tui_agent.store.task_cache import TaskCache
-
-    return TaskCache(settings.db)
+    title = f"workflow {args.file.name} ({count} node{'s' if count != 1 else ''})"
+    started, session = workflow_session(workflow, context, title=title, **options)
+    return _record(args, started, session, options)
 
 
 def _record(
-    args: argparse.Namespace,
-    settings: Settings,
-    started: Any,
-    session: TaskSession,
-    session_id: str,
+    args: argparse.Namespace, started: Any, session: TaskSession, options: dict[str, Any]
 ) -> int:
     """Record the session, then print (headless) and save (-o) the updated context."""
     from tui_agent.redaction import mask_secrets
 
+    settings: Settings = options["settings"]
+    session_id: str = options["session_id"]
     code = record_session(settings, started, session.events(), args.output, session_id=session_id)
     if args.output_file is not None:
         text = json.dumps(session.context, indent=2, ensure_ascii=False, default=str)

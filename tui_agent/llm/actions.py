@@ -4,8 +4,9 @@ A reply should be one JSON object `{"thought", "action", "code" | "final_answer"
 wrap it in prose or ``` fences, leave trailing commas, use Python quoting, or say
 `continue_debugging`; `parse_action` repairs those and lists what it repaired. Many models
 answer with a fenced ```python block instead (with prose around it): with no JSON action in the
-reply, that block is the code, and a dict literal inside code is never taken for the action.
-With `prose_answers` (CodeAct), a reply holding neither an action nor code is the final answer.
+reply, that block (or a reply that is all Python) is the code, and a dict literal inside code is
+never taken for the action. With `prose_answers` (CodeAct), a reply holding neither an action
+nor code is the final answer, unless it is a broken attempt at one or holds no words.
 What cannot be repaired raises `ActionParseError` with one line meant to be sent back to the
 model.
 """
@@ -15,6 +16,8 @@ from __future__ import annotations
 import ast
 import json
 import re
+import textwrap
+import warnings
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -107,6 +110,9 @@ def parse_action(
         raise ActionParseError("the reply was empty")
     repairs: list[str] = []
     blocks = fenced_blocks(text)
+    if not blocks and _is_bare_code(text):  # `x = {"action": ...}` is code, not the action
+        action = Action(action="execute_code", code=text.strip("\n"))
+        return ParsedAction(action, ("took the whole reply as Python code (no JSON action)",))
     outside_code = text
     for block in blocks:
         if block.is_code:  # blanked out: a dict literal in code is never the action
@@ -155,7 +161,9 @@ class FencedBlock:
 def fenced_blocks(text: str) -> list[FencedBlock]:
     """The reply's fenced blocks (``` or ~~~), in order."""
     return [
-        FencedBlock(m.start(), m.end(), m.group(2).lower(), m.group(3).rstrip("\n"))
+        FencedBlock(
+            m.start(), m.end(), m.group(2).lower(), textwrap.dedent(m.group(3)).rstrip("\n")
+        )
         for m in _FENCE.finditer(text)
     ]
 
@@ -178,6 +186,25 @@ def code_from_reply(text: str) -> tuple[str | None, str]:
     return code, re.sub(r"\n{3,}", "\n\n", "".join(prose)).strip()
 
 
+def _is_bare_code(text: str) -> bool:
+    """The whole reply is Python code (not a JSON object or array, which also parse)."""
+    return not text.lstrip().startswith(("{", "[")) and is_python(text)
+
+
+_QUOTED_FIELD_KEY = re.compile(r"[\"'](?:thought|action|code|final_answer)[\"']\s*:")
+
+
+def _not_prose(text: str, blocks: list[FencedBlock]) -> bool:
+    """The reply tried to be a JSON action and failed (a broken object, a ```json block, a
+    quoted action key), or holds no word at all: something to re-ask, never a final answer."""
+    return (
+        text.lstrip().startswith(("{", "[", "}", "]"))
+        or any(block.label == "json" for block in blocks)
+        or _QUOTED_FIELD_KEY.search(text) is not None
+        or re.search(r"[^\W_]", text) is None
+    )
+
+
 def _is_json_like(body: str) -> bool:
     try:
         _load(body.strip(), [])
@@ -188,9 +215,12 @@ def _is_json_like(body: str) -> bool:
 
 def is_python(body: str) -> bool:
     """Valid Python that does something: a statement, or a call (prose such as "It is 42."
-    can parse as an expression, so a lone expression other than a call does not count)."""
+    can parse as an expression, so a lone expression other than a call does not count).
+    Parsing a model's text never prints a warning (an invalid escape such as "\\ ")."""
     try:
-        tree = ast.parse(body)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(body)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return False
     return any(
@@ -202,15 +232,13 @@ def is_python(body: str) -> bool:
 def _without_json(
     text: str, blocks: list[FencedBlock], no_action: ActionParseError, prose_answers: bool
 ) -> ParsedAction:
-    """A reply with no JSON action: its code blocks, its bare code, or (CodeAct) its prose."""
+    """A reply with no JSON action: its code blocks, or (CodeAct) its prose."""
     code, prose = code_from_reply(text)
     if code is not None:
         action = Action(thought=prose, action="execute_code", code=code)
         return ParsedAction(action, ("took the Python code block as the code (no JSON action)",))
-    if not blocks and is_python(text) and not text.lstrip().startswith(("{", "[")):
-        action = Action(action="execute_code", code=text.strip("\n"))
-        return ParsedAction(action, ("took the whole reply as Python code (no JSON action)",))
-    if prose_answers and "cut off" not in str(no_action) and "limit" not in str(no_action):
+    cut = "cut off" in str(no_action) or "limit" in str(no_action)
+    if prose_answers and not cut and not _not_prose(text, blocks):
         action = Action(action="provide_answer", final_answer=text.strip())
         return ParsedAction(action, ("took the reply as the final answer (no action, no code)",))
     raise no_action

@@ -75,7 +75,9 @@ def _reask(messages: Sequence[Message], reply: str, error: str) -> list[Message]
     return conversation
 
 
-def _judge(reply: Reply, prose_answers: bool) -> tuple[Action | None, str | None, tuple[str, ...]]:
+def _judge(
+    reply: Reply, prose_answers: bool, needs_code: bool
+) -> tuple[Action | None, str | None, tuple[str, ...]]:
     if not reply.text.strip() and reply.tool_calls:
         return None, "the reply called a tool instead of answering with the JSON action", ()
     try:
@@ -84,6 +86,8 @@ def _judge(reply: Reply, prose_answers: bool) -> tuple[Action | None, str | None
         )
     except ActionParseError as exc:
         return None, str(exc), ()
+    if needs_code and parsed.action.code is None:
+        return None, f"the reply held no code ({parsed.action.action}); send the complete code", ()
     return parsed.action, None, parsed.repairs
 
 
@@ -94,9 +98,11 @@ async def stream_action(
     step: int = 0,
     max_repairs: int = MAX_REPAIRS,
     prose_answers: bool = False,
+    needs_code: bool = False,
 ) -> AsyncIterator[ActionStreamItem]:
     """Run one turn; see the module docstring for what is yielded. With `prose_answers`, a
-    reply holding neither an action nor code is the final answer (see `parse_action`)."""
+    reply holding neither an action nor code is the final answer (see `parse_action`); with
+    `needs_code` (refinement), a reply with no code is unusable, so re-asked."""
     conversation = list(messages)
     calls: list[LLMCall] = []
     attempts: list[Attempt] = []
@@ -111,7 +117,7 @@ async def stream_action(
         reply = stream.reply
         calls.append(reply.call)
         yield reply.call
-        action, error, repairs = _judge(reply, prose_answers)
+        action, error, repairs = _judge(reply, prose_answers, needs_code)
         attempts.append(Attempt(purpose, reply.text, reply.finish_reason, error, repairs))
         if action is not None:
             yield ActionOutcome(action, None, tuple(calls), tuple(attempts))

@@ -24,6 +24,7 @@ import fcntl
 import itertools
 import json
 import os
+import re
 import shutil
 import subprocess
 import threading
@@ -220,17 +221,49 @@ class _Mount:
             self.point.rmdir()
         self.record.unlink(missing_ok=True)
 
+    def discard(self) -> None:
+        """Unmount every mount of the image (binds moved elsewhere with their folder too),
+        then delete it and its record, copying nothing back."""
+        if os.path.ismount(self.point):
+            for target in _mounts_of(self.point.stat().st_dev):
+                if target != self.point:
+                    _run("umount", str(target))
+        self.remove(copy_back=False)
+
+
+def _mounts_of(device: int) -> list[Path]:
+    """Where the file system of `device` is mounted, binds included (/proc/self/mountinfo)."""
+    wanted = f"{os.major(device)}:{os.minor(device)}"
+    targets = []
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        fields = line.split()
+        if len(fields) > 4 and fields[2] == wanted:
+            # mountinfo escapes space, tab, newline and backslash as octal: \040 and so on
+            target = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), fields[4])
+            targets.append(Path(target))
+    return targets
+
 
 def _recover_stale() -> None:
-    """Copy back and remove the images of owners (in our pid namespace) that are gone."""
+    """Copy back and remove the images of owners (in our pid namespace) that are gone.
+
+    An image whose folder is gone (deleted, or moved away with the image still bound over it,
+    as a test runner's old temporary folders are) has nowhere to go back to: every mount of it
+    is removed and nothing is copied. One that cannot be recovered now is left for a later
+    process: it never fails the hold being made for another workspace.
+    """
     for record in state_dir().glob("*.json"):
         entry = _read_record(record)
         if entry is None or _alive(entry[1]) is not False:
             continue
         stale = _Mount(entry[0], record.with_suffix(""))
-        if not os.path.ismount(stale.point) and stale.image.exists():
-            _run("mount", "-o", "loop,nosuid,nodev", str(stale.image), str(stale.point))
-        stale.remove(copy_back=os.path.ismount(stale.point))
+        with contextlib.suppress(SandboxError, OSError):
+            if not stale.workspace.is_dir():
+                stale.discard()
+                continue
+            if not os.path.ismount(stale.point) and stale.image.exists():
+                _run("mount", "-o", "loop,nosuid,nodev", str(stale.image), str(stale.point))
+            stale.remove(copy_back=os.path.ismount(stale.point))
 
 
 def _live_holder(workspace: Path) -> bool:

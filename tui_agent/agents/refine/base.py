@@ -238,9 +238,15 @@ def field_changes(
 
 
 def version_summary(checks: Sequence[FieldCheck]) -> str:
-    """ "title 0% -> 100% (fixed); price 100% -> 100%" for a candidate artifact."""
-    return "; ".join(
-        f"{c.field} {percent(c.before)} -> {percent(c.after)}"
-        + (f" ({c.verdict})" if c.resolved else "")
-        for c in checks
-    )
+    """ "title 0% -> 100% (fixed); price 100% -> 100%" for a candidate artifact; a change
+    nothing could verify shows a few items' values before and after:
+    "category 100% -> 100% (changed, not verified: 'Kitchen' -> 'Northwind Goods', ...)"."""
+    parts = []
+    for c in checks:
+        part = f"{c.field} {percent(c.before)} -> {percent(c.after)}"
+        if c.resolved and not c.verified and c.samples:
+            part += f" ({c.verdict}: {c.samples_text().replace(';', ',')})"
+        elif c.resolved:
+            part += f" ({c.verdict})"
+        parts.append(part)
+    return "; ".join(parts)

@@ -22,6 +22,7 @@ from tui_agent.agents.refine.base import (
     RefinementError,
     RefinementOutcome,
     outcome_message,
+    plural,
     progress_message,
 )
 from tui_agent.agents.refine.code_runs import (
@@ -204,11 +205,13 @@ class CodeRefinement(Refinement):
         )
         assert self.llm is not None  # checked in _prepare
         outcome: ActionOutcome | None = None
+        calls = 0
         try:
             async for item in _turn(self.llm, refinement_messages(prompt), step):
                 if isinstance(item, ActionOutcome):
                     outcome = item
                 else:
+                    calls += isinstance(item, LLMCall)
                     yield item
         except LLMError as exc:
             self.error = str(exc)
@@ -232,9 +235,8 @@ class CodeRefinement(Refinement):
             async for event in self._try(attempt, step, code):
                 yield event
         best = self.best
-        yield self._progress(
-            attempt, progress_message(best.fixed, self.remaining(), best.unverified)
-        )
+        done = progress_message(best.fixed, self.remaining(), best.unverified)
+        yield self._progress(attempt, f"{done} ({plural(calls, 'model call')})")
 
     async def _try(self, attempt: int, step: int, code: str) -> AsyncIterator[Event]:
         """Run the attempt's code, check it, and keep it when it is the best so far."""
@@ -324,7 +326,7 @@ async def _turn(
 ) -> AsyncIterator[Event | ActionOutcome]:
     """One model reply streamed on `step` (see `stream_turn`), its LLMCall records (purpose
     "refine"), re-ask notes, and last the ActionOutcome."""
-    turn = stream_turn(llm, messages, step)
+    turn = stream_turn(llm, messages, step, needs_code=True)
     async with contextlib.aclosing(turn):
         async for item in turn:
             if isinstance(item, InvalidReply):

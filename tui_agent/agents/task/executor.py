@@ -379,24 +379,14 @@ class TaskRun:
         self, step: int, code: str, context: dict[str, Any], generation_seconds: float
     ) -> AsyncIterator[Event]:
         """Run analysis code: its `result` goes to context['_data_analysis']."""
-        problem = context_access_problem(code, list(context))
-        yield self._verdict(step, "context_access", problem)
-        if problem:
-            raise _Refused(problem)
-        result: ExecuteResult | None = None
         timeout = self.node.options.analysis_timeout
-        async for event in self._execute(step, code, context, timeout, fresh=True):
+        result: ExecuteResult | None = None
+        async for event in self._checked_run(step, code, context, timeout, fresh=True):
             if isinstance(event, ExecuteResult):
                 result = event
             else:
                 yield event
         assert result is not None
-        if not result.success:
-            raise _Refused(run_error(result, self.node.options.analysis_timeout))
-        problem = serialization_problem(result.non_serializable)
-        yield self._verdict(step, "serialization", problem)
-        if problem:
-            raise _Refused(problem)
         insights = result.result
         if insights is None:
             insights = {k: v for k, v in (result.context or {}).items() if k not in context}
@@ -410,24 +400,14 @@ class TaskRun:
         """Check, run and validate task code; sets the outcome when it passes. Right after
         its attempt's analysis it runs in the same interpreter (no restart, the analysis's
         imports loaded); otherwise in a fresh one."""
-        problem = context_access_problem(code, list(context))
-        yield self._verdict(step, "context_access", problem)
-        if problem:
-            raise _Refused(problem)
+        timeout = self.node.options.timeout
         result: ExecuteResult | None = None
-        fresh = not self._analysed_now
-        async for event in self._execute(step, code, context, self.node.options.timeout, fresh):
+        async for event in self._checked_run(step, code, context, timeout, not self._analysed_now):
             if isinstance(event, ExecuteResult):
                 result = event
             else:
                 yield event
         assert result is not None
-        if not result.success:
-            raise _Refused(run_error(result, self.node.options.timeout))
-        problem = serialization_problem(result.non_serializable)
-        yield self._verdict(step, "serialization", problem)
-        if problem:
-            raise _Refused(problem)
         after = dict(result.context or {})
         change = context_change(context, after)
         problem = unchanged_problem(change)
@@ -442,6 +422,30 @@ class TaskRun:
         after.pop(ANALYSIS_KEY, None)
         self._succeeded(after)
         yield self._result_event()
+
+    async def _checked_run(
+        self, step: int, code: str, context: dict[str, Any], timeout: float, fresh: bool
+    ) -> AsyncIterator[Event | ExecuteResult]:
+        """Names checked, then the run, then its values checked: the events and the result of
+        a run that passed; a refusal or a failed run raises _Refused."""
+        problem = context_access_problem(code, list(context))
+        yield self._verdict(step, "context_access", problem)
+        if problem:
+            raise _Refused(problem)
+        result: ExecuteResult | None = None
+        async for event in self._execute(step, code, context, timeout, fresh):
+            if isinstance(event, ExecuteResult):
+                result = event
+            else:
+                yield event
+        assert result is not None
+        if not result.success:
+            raise _Refused(run_error(result, timeout))
+        problem = serialization_problem(result.non_serializable)
+        yield self._verdict(step, "serialization", problem)
+        if problem:
+            raise _Refused(problem)
+        yield result
 
     async def _execute(
         self, step: int, code: str, context: dict[str, Any], timeout: float, fresh: bool

@@ -121,8 +121,8 @@ def _parse_synonyms(spec: str) -> dict[tuple[str, ...], tuple[str, ...]]:
     for entry in re.split(r"\n(?=\S)", spec.strip()):
         canonical, words = entry.split(": ", 1)
         for phrase in words.split(","):
-            source, _, target = phrase.strip().partition("=")
-            replacement = target or ("" if canonical == "-" else canonical)
+            source, *target = re.split(r"(?<![<>!=])=(?!=)", phrase.strip(), maxsplit=1)
+            replacement = target[0] if target else ("" if canonical == "-" else canonical)
             table[tuple(source.split())] = tuple(replacement.split())
     return table
 

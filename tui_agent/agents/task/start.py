@@ -113,6 +113,25 @@ def _isolated(sandbox: Sandbox) -> Sandbox:
     return sandbox
 
 
+def _started(
+    title: str,
+    model: str,
+    params: dict[str, Any],
+    context: dict[str, Any],
+    sandbox: Sandbox,
+    limits: TaskLimits,
+) -> SessionStarted:
+    """The SessionStarted of a task session: the context given is kept (secrets masked)."""
+    return SessionStarted(
+        kind="task",
+        title=_title(title),
+        model=model,
+        params={**params, "cache": limits.use_cache, "sandbox": sandbox.name},
+        agent_type="transformer",
+        test_context={"context": mask_secrets(context)},
+    )
+
+
 def _context(context: Any) -> dict[str, Any]:
     if not isinstance(context, dict):
         raise ConfigError(f"the context must be a JSON object, not {type(context).__name__}")
@@ -145,22 +164,14 @@ def task_session(
     sandbox = _isolated(
         open_sandbox(sandbox_name or settings.sandbox, workspace=workspace or settings.workspace)
     )
-    started = SessionStarted(
-        kind="task",
-        title=_title(task),
-        model=node.llm.model,
-        params={
-            "task": task,
-            "validator_model": node.validator.model,
-            "timeout": limits.timeout,
-            "max_attempts": limits.max_attempts,
-            "budget": limits.budget,
-            "cache": limits.use_cache,
-            "sandbox": sandbox.name,
-        },
-        agent_type="transformer",
-        test_context={"context": mask_secrets(context)},
-    )
+    params = {
+        "task": task,
+        "validator_model": node.validator.model,
+        "timeout": limits.timeout,
+        "max_attempts": limits.max_attempts,
+        "budget": limits.budget,
+    }
+    started = _started(task, node.llm.model, params, context, sandbox, limits)
     budgets = [("task", Budget(node.llm.model, limits.budget))] if limits.budget else []
     env = TaskEnvironment(sandbox, session_id, breaker, cache if limits.use_cache else None)
     return started, TaskSession([node], context, env, Spending(budgets), [], workflow=False)
@@ -194,20 +205,12 @@ def workflow_session(
     sandbox = _isolated(
         open_sandbox(sandbox_name or settings.sandbox, workspace=workspace or settings.workspace)
     )
-    started = SessionStarted(
-        kind="task",
-        title=_title(title),
-        model=nodes[0].llm.model,
-        params={
-            "workflow": workflow.model_dump(exclude_none=True),
-            "nodes": [node.node_id for node in nodes],
-            "budget": workflow.budget or limits.budget,
-            "cache": limits.use_cache,
-            "sandbox": sandbox.name,
-        },
-        agent_type="transformer",
-        test_context={"context": mask_secrets(context)},
-    )
+    params = {
+        "workflow": workflow.model_dump(exclude_none=True),
+        "nodes": [node.node_id for node in nodes],
+        "budget": workflow.budget or limits.budget,
+    }
+    started = _started(title, nodes[0].llm.model, params, context, sandbox, limits)
     limit = workflow.budget or limits.budget
     overall = [("workflow", Budget(nodes[0].llm.model, limit))] if limit else []
     node_budgets = [

@@ -72,7 +72,7 @@ def changes_from_summary(summary: str) -> list[FieldChange]:
         if match is None:
             continue
         before, after = int(match["before"]) / 100, int(match["after"]) / 100
-        verdict = match["verdict"]
+        verdict = (match["verdict"] or "").split(":")[0]  # "changed, not verified: 'a' -> 'b'"
         if verdict not in VERDICTS:
             verdict = "worse" if after < before else "not fixed"
         changes.append(
