@@ -128,6 +128,7 @@ async def test_feedback_refine_and_accept_by_keyboard(
         assert finished.candidate == diff.candidate
         assert (diff.candidate.name, diff.candidate.version) == ("code", 2)
         assert diff.current is not None and diff.current.content == ORIGINAL
+        await wait_until(pilot, lambda: bool(diff.query("#diff-summary")))
         summary = str(diff.query_one("#diff-summary", Static).content)
         assert summary.split("\n")[0].split() == ["✓", "price", "0%", "→", "100%", "fixed"]
 
