@@ -27,7 +27,14 @@ from tui_agent.tui.paths import styles_dir
 from tui_agent.tui.replay import Replay
 from tui_agent.tui.screens.approval import ModalApprover
 from tui_agent.tui.screens.home import HomeScreen
-from tui_agent.tui.screens.new_session import CodeForm, NewSessionForm, ScrapeForm, TaskForm
+from tui_agent.tui.screens.new_session import (
+    CodeForm,
+    NewSessionForm,
+    ScrapeForm,
+    StartProblem,
+    TaskForm,
+    form_problem,
+)
 from tui_agent.tui.screens.refine_flow import REFINE_WORKERS
 from tui_agent.tui.screens.replay import ReplayScreen
 from tui_agent.tui.screens.session import LiveRun, SessionScreen
@@ -69,6 +76,8 @@ class TuiAgentApp(App[None]):
         self._replay_events = replay_events
         self._replay_session = replay_session
         self._queued: list[tuple[SessionStarted, AsyncIterator[Event], str | None]] = []
+        self._built: dict[int, tuple[SessionStarted, AsyncIterator[Event], str]] = {}
+        """Sessions built from a form, started once the form has closed (by the form's id)."""
 
     async def on_mount(self) -> None:
         try:
@@ -148,19 +157,35 @@ class TuiAgentApp(App[None]):
             return
         await self.push_screen(screen)
 
-    @on(NewSessionRequested)
-    def _new_session(self, message: NewSessionRequested) -> None:
+    def start_form(self, form: NewSessionForm) -> StartProblem | None:
+        """Check that the session the new-session form describes can start (it starts once
+        the form is closed: NewSessionRequested); or say why not and at which field (the form
+        stays open with what was typed)."""
         session_id = new_session_id()
         try:
-            started, agent = self._build_session(message.form, session_id)
+            started, agent = self._build_session(form, session_id)
         except UserError as error:
-            self.notify(str(error), severity="error", timeout=10, markup=False)
-            return
+            return form_problem(form, str(error))
+        self._built[id(form)] = (started, agent, session_id)
+        return None
+
+    @on(NewSessionRequested)
+    def _new_session(self, message: NewSessionRequested) -> None:
+        ready = self._built.pop(id(message.form), None)
+        if ready is None:
+            problem = self.start_form(message.form)
+            if problem is not None:
+                self.notify(problem[0], severity="error", timeout=10, markup=False)
+                return
+            ready = self._built.pop(id(message.form))
+        started, agent, session_id = ready
         self.start_session(started, agent, session_id=session_id)
 
     def _build_session(
         self, form: NewSessionForm, session_id: str
     ) -> tuple[SessionStarted, AsyncIterator[Event]]:
+        model = getattr(form, "model", self.settings.model)
+        settings = self.settings.model_copy(update={"model": model})
         if isinstance(form, TaskForm):
             from tui_agent.agents.task.start import TaskLimits, task_session
             from tui_agent.store.task_cache import TaskCache
@@ -169,7 +194,7 @@ class TuiAgentApp(App[None]):
             started, session = task_session(
                 form.task,
                 form.context,
-                settings=self.settings,
+                settings=settings,
                 session_id=session_id,
                 limits=limits,
                 cache=TaskCache(self.db_path),
@@ -182,14 +207,14 @@ class TuiAgentApp(App[None]):
             return scrape_session(
                 form.url,
                 form.task,
-                settings=self.settings,
+                settings=settings,
                 max_items=form.max_items,
                 planner=form.planner,
             )
         if isinstance(form, CodeForm):
             return codeact_session(
                 form.task,
-                settings=self.settings,
+                settings=settings,
                 max_steps=form.max_steps,
                 budget=form.budget,
                 approve=form.approve,
@@ -199,6 +224,7 @@ class TuiAgentApp(App[None]):
         request = ExecuteRequest(
             code=form.code,
             args=[decode_arg(arg) for arg in form.args],
+            context=form.context,
             url=form.url,
             timeout=form.timeout,
         )
@@ -208,6 +234,7 @@ class TuiAgentApp(App[None]):
             sandbox_name=form.sandbox,
             workspace=self.settings.workspace,
             model=self.settings.model,
+            agent_type=form.agent_type,  # type: ignore[arg-type]
         )
 
     @on(SessionOpened)

@@ -36,7 +36,7 @@ class SessionRequested(Message):
 
 
 class NewSessionRequested(Message):
-    """The user filled the new-session form on the home screen."""
+    """The user filled the new-session form on the home screen and its session started."""
 
     def __init__(self, form: NewSessionForm) -> None:
         super().__init__()

@@ -162,14 +162,15 @@ class HomeScreen(Screen[None]):
         self.refresh_bindings()
 
     def action_new(self, kind: str | None = None) -> None:
-        """Ask what to run (on the form of `kind`, or the last kind used), then let the app
-        start it."""
+        """Ask what to run (on the form of `kind`, or the last kind used); the app starts it
+        from the form, which stays open with what was typed when it cannot."""
 
         def chosen(form: NewSessionForm | None) -> None:
             if form is not None:
                 self.post_message(NewSessionRequested(form))
 
-        modal = NewSessionModal(self.default_sandbox, self.model, kind=kind)
+        starter = getattr(self.app, "start_form", None)
+        modal = NewSessionModal(self.default_sandbox, self.model, kind=kind, starter=starter)
         self.app.push_screen(modal, chosen)
 
     def action_replay(self) -> None:
