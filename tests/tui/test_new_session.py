@@ -110,7 +110,7 @@ async def test_the_model_field_is_prefilled_and_names_the_key_it_needs(
         modal = await open_form(pilot, "code")
         assert modal.query_one("#model", Input).value == "gpt-4o-mini"
         hint = modal.query_one("#model-hint", Static)
-        await wait_until(pilot, lambda: "OPENAI_API_KEY" in str(hint.content), timeout=30)
+        await wait_until(pilot, lambda: "OPENAI_API_KEY" in str(hint.content), timeout=120)
         assert "not set" in str(hint.content)
 
 

@@ -65,20 +65,29 @@ def shown_value(value: Any) -> str:
 
 def changes_from_summary(summary: str) -> list[FieldChange]:
     """The per-field verdicts of a candidate recorded before they were kept as `changes`
-    (read from its summary: "price 0% -> 100% (fixed); title 100% -> 100%"); no values."""
+    (read from its summary: "price 0% -> 100% (fixed); title 100% -> 100%"); the values a
+    summary quotes after the verdict ("changed, not verified: 'a' -> 'b', …") are kept as
+    one sample of text."""
     changes = []
     for segment in filter(None, (s.strip() for s in summary.split(";"))):
         match = _SEGMENT.match(segment)
         if match is None:
             continue
         before, after = int(match["before"]) / 100, int(match["after"]) / 100
-        verdict = (match["verdict"] or "").split(":")[0]  # "changed, not verified: 'a' -> 'b'"
+        verdict, _, quoted = (match["verdict"] or "").partition(": ")
         if verdict not in VERDICTS:
             verdict = "worse" if after < before else "not fixed"
+        samples = [(QUOTED, quoted)] if quoted else []
         changes.append(
-            FieldChange(field=match["field"], before=before, after=after, verdict=verdict)
+            FieldChange(
+                field=match["field"], before=before, after=after, verdict=verdict, samples=samples
+            )
         )
     return changes
+
+
+QUOTED = "\0quoted"
+"""Marks a sample that is the summary's own text of the values (older candidates)."""
 
 
 def review_content(candidate: Artifact, note: str) -> Content:
@@ -99,6 +108,9 @@ def review_content(candidate: Artifact, note: str) -> Content:
             )
         )
         for before, after in change.samples:
+            if before == QUOTED:
+                lines.append(Content.styled(" " * (width + 4) + str(after), "$text-muted"))
+                continue
             lines.append(
                 Content.assemble(
                     " " * (width + 4),
