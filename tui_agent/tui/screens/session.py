@@ -63,7 +63,7 @@ class LiveRun:
         return not self.worker.is_finished
 
 
-FRAME = 1 / 10
+FRAME = 1 / 6
 """Shortest time between two renders of a live session: the events of one frame are shown
 together (a reader follows no faster, and the agent shares this process)."""
 QUIET_STATUSES = ("running", "completed")
