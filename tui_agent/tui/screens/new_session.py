@@ -180,7 +180,7 @@ class NewSessionModal(ModalScreen[NewSessionForm | None]):
         yield Select(KINDS, value=self._kind, allow_blank=False, id="kind")
         with Vertical(id="model-field"):
             yield Label("Model (litellm name, e.g. gpt-4o-mini, ollama/qwen2.5-coder)")
-            yield Input(self._model or "", placeholder="gpt-4o-mini", id="model")
+            yield Input(self._model or "", placeholder="(none set) e.g. gpt-4o-mini", id="model")
             yield Static(id="model-hint", classes="hint")
         with Vertical(id="code-form", classes="form"):
             yield Label("Task for the agent")
@@ -485,7 +485,12 @@ class NewSessionModal(ModalScreen[NewSessionForm | None]):
     def _explain_model(self, model: str) -> None:
         """Which key variable the model needs (litellm is slow to import: in a thread)."""
         hint = model_hint(model)
-        self.app.call_from_thread(self.query_one("#model-hint", Static).update, Content(hint))
+
+        def show() -> None:
+            if self._value("#model") == model:  # an older answer never hides a newer one
+                self.query_one("#model-hint", Static).update(Content(hint))
+
+        self.app.call_from_thread(show)
 
     def _read_exec(self) -> ExecForm | None:
         path = Path(self._value("#path")).expanduser()

@@ -119,7 +119,13 @@ def _head(group: CallGroup, closed: str | None = None) -> Content:
 
 def expanded_content(group: CallGroup, closed: str | None = None) -> Content:
     """Every call with the first lines of its output, and the logs, in order."""
-    lines = [_head(group, closed)]
+    if group.item:
+        head = Content.assemble(
+            ("▪ ", "$text-accent"), (f"item {group.item}", "bold"), "  ", outcome(group, closed)
+        )
+    else:
+        head = _head(group, closed)
+    lines = [head]
     if group.phase is not None and group.phase.finished and group.phase.finished.summary:
         lines.append(Content.styled(f"  {group.phase.finished.summary}", "dim"))
     for entry in group.entries:
