@@ -111,7 +111,8 @@ def _head(group: CallGroup, closed: str | None = None) -> Content:
     parts: list[str | Content | tuple[str, str]] = [head, f" · {_plural(len(calls), noun)}"]
     if group.failed:
         parts.append((f", {group.failed} failed", "$text-error"))
-    if group.waiting:
+    phase_says_it = group.phase is not None and group.phase.finished is None
+    if group.waiting and not (closed and phase_says_it):  # say how it ended once
         text, style = pending_text(closed, "running…")
         parts.append((f" ·{text[1:]}", style))
     return Content.assemble(*parts)
