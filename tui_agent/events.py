@@ -38,6 +38,12 @@ but never defines (before running), JSON values in the context and the model's v
 output (after running)."""
 
 
+def _empty(value: Any) -> bool:
+    """Fields added later are left out of the JSON while empty: older sessions export as they
+    were recorded, byte for byte."""
+    return not value
+
+
 class BaseEvent(BaseModel):
     """Fields every event carries."""
 
@@ -130,9 +136,9 @@ class ExecutionFinished(BaseEvent):
     killed_reason: str | None = None
     non_serializable: list[str] = Field(default_factory=list)
     context: dict[str, Any] | None = None
-    files: list[WrittenFile] = Field(default_factory=list)
+    files: list[WrittenFile] = Field(default_factory=list, exclude_if=_empty)
     """Files the run created or changed in the workspace (paths relative to it)."""
-    workspace: str | None = None
+    workspace: str | None = Field(default=None, exclude_if=_empty)
     """The host folder mounted at /workspace, when files were written."""
 
 
@@ -248,7 +254,7 @@ class Artifact(BaseEvent):
     origin: str = ""
     candidate: bool = False
     summary: str = ""
-    changes: list[FieldChange] = Field(default_factory=list)
+    changes: list[FieldChange] = Field(default_factory=list, exclude_if=_empty)
     """A candidate's verdict per field of the feedback (empty in sessions before schema 6)."""
 
 
