@@ -4,7 +4,9 @@ The demo-shop-scrape session is `tui-agent scrape` with the offline planner on t
 (served in this process): real Chromium, no model. The compound-interest session is the CodeAct
 agent through the whole stack: its replies come from the scripted model server
 (tests/support/scripted_model.py) reached through litellm, its code runs in the real sandbox
-(docker, else bubblewrap), and its title says the model was scripted. The other programs really
+(docker, else bubblewrap), and its title says the model was scripted. The email-task session is
+the task executor the same way: the spec's three attempts (a name never defined, refused unrun;
+an output the validator refuses; then success). The other programs really
 run in a `python3` subprocess, with no model. Everything is recorded through the real
 SessionRunner into a real SQLite store, then exported as JSONL.
 Usage: .venv/bin/python scripts/record_examples.py [OUT_DIR]
@@ -25,6 +27,7 @@ from support.scripted_model import ScriptedModel, text
 
 from tui_agent.agents.codeact import codeact_session
 from tui_agent.agents.scrape import scrape_session
+from tui_agent.agents.task.start import TaskLimits, task_session
 from tui_agent.analysis import analyze_output
 from tui_agent.config import Settings
 from tui_agent.demo_site import DemoSite
@@ -41,6 +44,7 @@ from tui_agent.events import (
     SessionStarted,
 )
 from tui_agent.recorder import SessionRunner
+from tui_agent.sandbox.pool import close_shared_pool
 from tui_agent.store import Store
 
 COMPOUND_TASK = (
@@ -191,6 +195,46 @@ def compound_interest(workspace: Path) -> tuple[SessionStarted, AsyncIterator[Ev
     return started.model_copy(update={"title": title}), served()
 
 
+EMAIL_REPLIES = [
+    "```python\n# STAGE: TASK\nsend_email(email_user, password)\n```",
+    "Reading the user from the context.\n\n```python\n# STAGE: TASK\n"
+    "email_user = context.get('user')\ncontext['email_to'] = email_user\n"
+    "context['email_sent'] = email_user is not None\n```",
+    json.dumps({"valid": False, "reason": "email_user is None, cannot send email"}),
+    "The key is email_user.\n\n```python\n# STAGE: TASK\n"
+    "email_user = context['email_user']\npassword = context['email_password']\n"
+    "context['email_to'] = email_user\ncontext['email_sent'] = bool(email_user and password)\n```",
+    json.dumps({"valid": True, "reason": "the address was read from the context"}),
+]
+
+
+def email_task(workspace: Path) -> tuple[SessionStarted, AsyncIterator[Event]]:
+    """The task executor's three-attempt example: scripted replies, real litellm and sandbox."""
+    server = ScriptedModel([text(reply, chunk_size=12) for reply in EMAIL_REPLIES])
+    server.start()
+    settings = Settings(
+        model=server.model("scripted"), api_base=server.api_base, workspace=workspace
+    )
+    context = {"email_user": "test@example.com", "email_password": "secret"}
+    started, session = task_session(
+        "Send email notification",
+        context,
+        settings=settings,
+        session_id="example",
+        limits=TaskLimits(use_cache=False),
+    )
+    title = "Send email notification: task executor example, scripted model, real sandbox"
+
+    async def served() -> AsyncIterator[Event]:
+        try:
+            async for event in session.events():
+                yield event
+        finally:
+            server.stop()
+
+    return started.model_copy(update={"title": title}), served()
+
+
 def demo_shop_scrape(workspace: Path) -> tuple[SessionStarted, AsyncIterator[Event]]:
     """The offline planner exploring the demo shop's panel layout, then its recipe's items."""
     site = DemoSite().start()
@@ -239,6 +283,7 @@ def subprocess_recording(
 
 RECORDINGS: dict[str, Recording] = {
     "compound-interest": compound_interest,
+    "email-task": email_task,
     "demo-shop-scrape": demo_shop_scrape,
     "book-list": subprocess_recording(
         SessionStarted(
@@ -270,6 +315,7 @@ async def record(out_dir: Path) -> None:
                 path = out_dir / f"{name}.jsonl"
                 count = await store.export_jsonl(runner.session_id, path)
                 print(f"{path}: {count} events ({runner.state.status})")
+        close_shared_pool()  # its warm containers hold the workspace
 
 
 if __name__ == "__main__":

@@ -71,6 +71,8 @@ class Settings(BaseSettings):
     workspace_quota_mb: int = Field(default=1024, ge=0)
     chromium: str | None = None
     api_base: str | None = None
+    mcp_config: Path | None = None
+    """The MCP servers' config file of tool code sessions (TUI_AGENT_MCP_CONFIG)."""
 
     @classmethod
     def settings_customise_sources(

@@ -15,14 +15,15 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from tui_agent.analysis.models import AgentType, FieldFeedback, OutputAnalysis
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 """Version of the event schema; bumped on any change old readers could not parse.
 
 2: ExecutionOutput (live output of a running step).
 3: Artifact and VersionDecided (strategies, recipes and code versions).
 4: SessionEnded status "interrupted" (the recording process died).
 5: AttemptStarted, CheckVerdict and TaskResult (the task executor); LLMCall.estimated.
-6: Artifact.changes (a candidate's per-field verdicts with before -> after values);
+6: ToolCall.run_step (a call the running program of a step made, shown inside that step).
+7: Artifact.changes (a candidate's per-field verdicts with before -> after values);
    ExecutionFinished.files and .workspace (the files a run wrote, for its step card)."""
 
 SessionKind = Literal["codeact", "exec", "scrape", "task", "refine", "toolcode", "recording"]
@@ -165,6 +166,9 @@ class ToolCall(BaseEvent):
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
     step: int = 0
+    run_step: int | None = None
+    """The step whose running program made this call (through the sandbox's channel); None
+    when the agent itself made it."""
 
 
 class ToolResult(BaseEvent):

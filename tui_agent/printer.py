@@ -152,6 +152,14 @@ def decision_text(event: VersionDecided) -> Text:
     return text
 
 
+def _first_lines(text: str, limit: int = 12) -> str:
+    """`text` cut to its first `limit` lines, saying how many more there were."""
+    lines = text.splitlines()
+    if len(lines) <= limit:
+        return text
+    return "\n".join([*lines[:limit], f"… {len(lines) - limit} more lines"])
+
+
 def _short_json(value: Any, limit: int = 400) -> str:
     dumped = json.dumps(value, ensure_ascii=False, default=str)
     return dumped if len(dumped) <= limit else dumped[: limit - 1] + "…"
@@ -217,14 +225,22 @@ def render_event(event: Event) -> RenderableType | None:
             )
         case ExecutionStarted() if not event.isolated:
             return Text(f"⚠ {event.backend} backend: code runs NOT isolated", style="bold yellow")
+        case ExecutionFinished() if event.error and event.error.type == "ProgramRefused":
+            return Group(
+                Text("🛑 Refused before running:", style="bold red"),
+                Text(event.error.message, style="red"),
+            )
         case ExecutionFinished():
             return render_execution(event)
         case FinalAnswer():
             return Panel(event.text, title="🎯 Final Answer", border_style="green")
         case ToolCall():
-            return Text(f"🔧 {event.name}({_short_json(event.arguments, 200)})", style="cyan")
+            indent = "   " if event.run_step is not None else ""  # made by a running program
+            return Text(
+                f"{indent}🔧 {event.name}({_short_json(event.arguments, 200)})", style="cyan"
+            )
         case ToolResult():
-            return Text(("  ↳ " if event.ok else "  ✗ ") + event.output, style="dim")
+            return Text(("  ↳ " if event.ok else "  ✗ ") + _first_lines(event.output), style="dim")
         case PhaseStarted():
             return Text(f"── {event.phase} ── {event.detail}".rstrip(" ─"), style="bold")
         case PhaseFinished():

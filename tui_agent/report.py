@@ -68,6 +68,9 @@ class StepReport(_Report):
     """The task attempt this step belongs to (task sessions)."""
     checks: list[dict[str, Any]] = []
     """The checks of the step's code and run: check, passed, message (task sessions)."""
+    tool_calls: list[dict[str, Any]] = []
+    """The tool calls the step's program made: name, arguments, ok, output, duration (tool
+    code sessions; output None while a call is unanswered)."""
 
 
 class TaskReport(_Report):
@@ -295,4 +298,14 @@ def _step(step: StepState) -> StepReport:
         model_calls=step.model_calls,
         attempt=step.attempt.attempt if step.attempt else None,
         checks=[{"check": c.check, "passed": c.passed, "message": c.message} for c in step.checks],
+        tool_calls=[
+            {
+                "name": entry.call.name,
+                "arguments": entry.call.arguments,
+                "ok": entry.result.ok if entry.result else None,
+                "output": entry.result.output if entry.result else None,
+                "duration": entry.result.duration if entry.result else None,
+            }
+            for entry in step.tool_calls
+        ],
     )

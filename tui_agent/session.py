@@ -70,6 +70,8 @@ class StepState:
     """The task attempt this step is (task sessions only)."""
     checks: list[CheckVerdict] = field(default_factory=list)
     """The checks of the step's code and of its run, in order (task sessions)."""
+    tool_calls: list[ToolCallState] = field(default_factory=list)
+    """The tool calls the step's running program made, in order (tool code sessions)."""
 
 
 @dataclass
@@ -288,7 +290,10 @@ def _final(state: SessionState, e: FinalAnswer) -> None:
 
 def _tool_call(state: SessionState, e: ToolCall) -> None:
     entry = state.tool_calls[e.call_id] = ToolCallState(call=e, phase=_open_phase(state))
-    state.timeline.append(entry)
+    if e.run_step is None:
+        state.timeline.append(entry)
+    else:
+        state.step(e.run_step).tool_calls.append(entry)
 
 
 def _open_phase(state: SessionState) -> str:

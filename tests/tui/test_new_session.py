@@ -40,7 +40,13 @@ async def open_form(pilot: Pilot[Any], kind: str = "exec") -> NewSessionModal:
     if downs:
         await pilot.press("shift+tab", "shift+tab", "enter", *["down"] * downs, "enter")
         await wait_until(pilot, lambda: modal.kind == kind)
-    first = {"code": "#task", "task": "#task-prompt", "exec": "#path", "scrape": "#scrape-url"}
+    first = {
+        "code": "#task",
+        "task": "#task-prompt",
+        "toolcode": "#toolcode-task",
+        "exec": "#path",
+        "scrape": "#scrape-url",
+    }
     await wait_until(pilot, lambda: modal.focused is modal.query_one(first[kind]))
     return modal
 

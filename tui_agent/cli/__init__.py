@@ -19,6 +19,8 @@ from tui_agent.cli import (
     scrape,
     sessions,
     task,
+    toolcode,
+    tools,
 )
 from tui_agent.cli.common import common_options
 from tui_agent.config import load_settings
@@ -34,7 +36,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.set_defaults(handler=sessions.cmd_home)
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
-    for module in (code, task, execute, scrape, recipe, refine, sessions, sandbox, demo_site):
+    for module in (
+        code,
+        task,
+        toolcode,
+        execute,
+        scrape,
+        recipe,
+        refine,
+        tools,
+        sessions,
+        sandbox,
+        demo_site,
+    ):
         module.register(commands, common)
     return parser
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -65,3 +66,27 @@ def items_of(result: Any) -> list[Any]:
     if result is None:
         return []
     return result if isinstance(result, list) else [result]
+
+
+class ToolRequest(BaseModel):
+    """A tool call the running code made through the runner's channel (see runner.py)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: int
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class ToolAnswer(BaseModel):
+    """The host's answer to a ToolRequest: the tool's output (a tool error is output too,
+    as text starting with "Error:"), or a failure the call raises in the code."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    output: str | None = None
+    failure: str | None = None
+
+
+CallHandler = Callable[[ToolRequest], Awaitable[ToolAnswer]]
+"""Answers the tool calls of a run (passed to `execute` as `on_call`)."""

@@ -6,7 +6,8 @@ runner's messages through a bounded buffer, and enforces the request's timeout o
 a run overruns, or the runner dies or garbles the protocol, it kills everything the runner
 started, starts a fresh runner and returns a result that says so (`state_lost`). Nothing waits
 without a deadline, and at most one response line (`max_result_bytes` plus room for logs) is
-held in memory.
+held in memory. Tool calls the code makes during a run are answered by the run's `on_call`
+handler, inside the run's own deadline.
 """
 
 from __future__ import annotations
@@ -30,7 +31,14 @@ from tui_agent.analysis.output import analyze_output
 from tui_agent.events import ErrorInfo, LogLine
 from tui_agent.sandbox.base import SandboxError
 from tui_agent.sandbox.limits import Limits, PidsCgroup
-from tui_agent.sandbox.models import ExecuteRequest, ExecuteResult, items_of
+from tui_agent.sandbox.models import (
+    CallHandler,
+    ExecuteRequest,
+    ExecuteResult,
+    ToolAnswer,
+    ToolRequest,
+    items_of,
+)
 
 RUNNER_FILE = Path(__file__).with_name("runner.py")
 LOG_LIMIT = 1 << 20
@@ -301,9 +309,13 @@ class RunnerSandbox:
                 await self._spawn()
 
     async def execute(
-        self, request: ExecuteRequest, on_logs: LogCallback | None = None
+        self,
+        request: ExecuteRequest,
+        on_logs: LogCallback | None = None,
+        on_call: CallHandler | None = None,
     ) -> ExecuteResult:
-        """Run `request`; `on_logs` (optional) sees its output lines while it runs."""
+        """Run `request`; `on_logs` (optional) sees its output lines while it runs, and
+        `on_call` answers the tool calls it makes (without one, each call fails)."""
         if self._closed:
             raise SandboxError(f"the {self.name} sandbox is closed")
         try:
@@ -319,7 +331,8 @@ class RunnerSandbox:
             began = time.monotonic()
             logs = _RunLogs(on_logs)
             try:
-                reply = await asyncio.wait_for(self._exchange(payload, logs), request.timeout)
+                exchange = self._exchange(payload, logs, on_call)
+                reply = await asyncio.wait_for(exchange, request.timeout)
             except TimeoutError:
                 message = f"the run did not finish within {request.timeout:g} s and was killed"
                 return await self._fault(logs, began, "timeout", "TimeoutError", message)
@@ -390,13 +403,13 @@ class RunnerSandbox:
             with contextlib.suppress(TimeoutError, asyncio.CancelledError):
                 await asyncio.wait_for(task, 1.0)
 
-    async def _exchange(self, request: bytes, logs: _RunLogs) -> dict[str, Any] | str | None:
-        """Send a request; the result message, a protocol problem, or None if the runner died."""
+    async def _exchange(
+        self, request: bytes, logs: _RunLogs, on_call: CallHandler | None
+    ) -> dict[str, Any] | str | None:
+        """Send a request, answering the tool calls of its run; the result message, a
+        protocol problem, or None if the runner died."""
         assert self._writer and self._reader
-        try:
-            self._writer.write(request)
-            await self._writer.drain()
-        except (BrokenPipeError, ConnectionResetError):
+        if not await self._send(request):
             return None
         while True:
             line = await self._reader.next()
@@ -416,6 +429,21 @@ class RunnerSandbox:
                 return f"the runner sent malformed log lines: {line[:80]!r}"
             if message.get("type") == "result":
                 return message
+            if message.get("type") == "call":
+                answer = await _answer(message, on_call)
+                line = json.dumps({"op": "answer", "id": message.get("id"), **answer}) + "\n"
+                if not await self._send(line.encode()):
+                    return None
+
+    async def _send(self, data: bytes) -> bool:
+        """Write `data` to the runner; False when its end of the pipe is gone."""
+        assert self._writer
+        try:
+            self._writer.write(data)
+            await self._writer.drain()
+        except (BrokenPipeError, ConnectionResetError):
+            return False
+        return True
 
     async def _fault(
         self, logs: _RunLogs, began: float, reason: str, kind: str, message: str
@@ -474,6 +502,24 @@ class RunnerSandbox:
 
     def _diagnostics_text(self) -> str:
         return self._diagnostics.decode("utf-8", "replace")
+
+
+async def _answer(message: dict[str, Any], on_call: CallHandler | None) -> dict[str, str]:
+    """The answer to one tool-call message: {"output": ...} or {"failure": ...}."""
+    try:
+        request = ToolRequest.model_validate(message)
+    except ValidationError as exc:
+        return {"failure": f"malformed tool call: {str(exc).splitlines()[0]}"}
+    if on_call is None:
+        return {"failure": f"{request.tool}: no tools are available to this run"}
+    try:
+        answer: ToolAnswer = await on_call(request)
+    except Exception as exc:  # a fault of the host's handler must not leave the code waiting
+        problem = f"{type(exc).__name__}: {exc}"
+        return {"failure": f"{request.tool}: the host could not answer: {problem}"}
+    if answer.failure is not None:
+        return {"failure": answer.failure}
+    return {"output": answer.output or ""}
 
 
 def _decode(line: bytes) -> dict[str, Any] | None:

@@ -12,6 +12,13 @@ Messages out: ``{"type": "ready", "pid", "python"}`` once;
 "entrypoint", "url", "html"}``. Config (optional): ``{"limits": {"memory_mb", "processes",
 "file_size_mb", "cpu_seconds", "open_files"}, "max_result_bytes"}``.
 
+Tool calls: while a run goes on, its code may call ``tui_agent_bridge.call(tool, arguments)``.
+The runner sends ``{"type": "call", "id", "tool", "arguments"}`` (after the lines printed so
+far), the host answers with one line, ``{"op": "answer", "id", "output"}`` or ``{"op":
+"answer", "id", "failure"}``, and the call returns the output or raises
+``tui_agent_bridge.ToolCallFailed`` with the failure. Calls are made one at a time; the code
+gets no network for them, only this channel.
+
 Globals persist between runs. A run's value is what its ``main`` (or the named entrypoint)
 returns when the code defines it and does not call it itself (called with ``args``, awaited if
 a coroutine), else the variable ``result`` when the code uses it, else the value of a final
@@ -35,6 +42,7 @@ import sys
 import threading
 import time
 import traceback
+import types
 
 LOG_LIMIT = 1 << 20
 FLUSH_INTERVAL = 0.2
@@ -53,6 +61,11 @@ class CPULimitExceeded(Exception):
     """Raised in the user's code when a run uses up its CPU-time budget."""
 
 
+class ToolCallFailed(RuntimeError):
+    """A tool call the host could not complete (the tool's server is gone, the call timed
+    out); a tool that reports an error returns it as text instead."""
+
+
 class Channel:
     """The protocol descriptors, moved away from 0 and 1 before any user code runs."""
 
@@ -65,6 +78,10 @@ class Channel:
         for line in self._in:
             if line.strip():
                 yield line
+
+    def read_line(self):
+        """The next line from the host (b"" once it closed the channel)."""
+        return self._in.readline()
 
     def send(self, data):
         """Write one encoded message (the caller holds `lock` when runs may overlap)."""
@@ -286,13 +303,70 @@ def _prefix_overlap(data, token):
     return 0
 
 
-class Runner:
-    """Runs requests in one persistent namespace and builds their result messages."""
+class Bridge:
+    """Tool calls from the running code to the host, over the protocol channel."""
 
-    def __init__(self, channel, logs, pipes, config):
+    def __init__(self, channel, logs, pipes):
         self.channel = channel
         self.logs = logs
         self.pipes = pipes
+        self.lock = threading.Lock()
+        self.open = False
+        self.pid = os.getpid()
+        self._calls = 0
+
+    def call(self, tool, arguments=None):
+        """Call `tool` with the JSON object `arguments` on the host; its output as text."""
+        if not isinstance(tool, str) or not isinstance(arguments or {}, dict):
+            raise TypeError("call(tool, arguments): a tool name and a dict of arguments")
+        with self.lock:
+            if not self.open or os.getpid() != self.pid:
+                raise ToolCallFailed("tools can be called only from a running program's process")
+            self._calls += 1
+            message = {"type": "call", "id": self._calls, "tool": tool}
+            message["arguments"] = arguments or {}
+            try:
+                data = (_dumps(message) + "\n").encode()
+            except (TypeError, ValueError) as exc:
+                raise TypeError(f"the arguments of {tool} must be JSON values: {exc}") from None
+            self.pipes.drain()
+            with self.channel.lock:
+                lines = self.logs.take()
+                if lines:
+                    printed = {"type": "logs", "lines": lines, "dropped": self.logs.dropped}
+                    self.channel.send((_dumps(printed) + "\n").encode())
+                self.channel.send(data)
+            line = self.channel.read_line()
+        if not line:
+            raise ToolCallFailed(f"{tool}: the host closed the channel")
+        answer = json.loads(line)
+        if answer.get("op") != "answer" or answer.get("id") != message["id"]:
+            raise ToolCallFailed(f"{tool}: the host answered something else: {line[:80]!r}")
+        if answer.get("failure") is not None:
+            raise ToolCallFailed(str(answer["failure"]))
+        return str(answer.get("output") or "")
+
+    def close(self):
+        """No more calls: wait for one in flight, then refuse the rest (the run is over)."""
+        with self.lock:
+            self.open = False
+
+
+def _bridge_module(bridge):
+    module = types.ModuleType("tui_agent_bridge", Bridge.__doc__)
+    module.call = bridge.call
+    module.ToolCallFailed = ToolCallFailed
+    return module
+
+
+class Runner:
+    """Runs requests in one persistent namespace and builds their result messages."""
+
+    def __init__(self, channel, logs, pipes, config, bridge):
+        self.channel = channel
+        self.logs = logs
+        self.pipes = pipes
+        self.bridge = bridge
         self.limits = config.get("limits") or {}
         self.max_result_bytes = config.get("max_result_bytes") or MAX_RESULT_BYTES
         self.pid = os.getpid()
@@ -308,7 +382,7 @@ class Runner:
         self.logs.begin_run()
         self._arm_cpu_limit()
         value, error = None, None
-        self.running = True
+        self.running = self.bridge.open = True
         try:
             value = self._run(request, filename)
         except BaseException as exc:
@@ -320,6 +394,7 @@ class Runner:
         finally:
             if os.getpid() != self.pid:
                 _leave_forked_child()
+            self.bridge.close()
             self.running = False
         stopped = stop_children()
         if stopped:
@@ -671,7 +746,9 @@ def main():
     logs = Logs()
     runner = None
     pipes = Pipes(logs, lambda: runner and runner.tick())
-    runner = Runner(channel, logs, pipes, config)
+    bridge = Bridge(channel, logs, pipes)
+    sys.modules["tui_agent_bridge"] = _bridge_module(bridge)
+    runner = Runner(channel, logs, pipes, config, bridge)
     if limits.get("cpu_seconds"):
         signal.signal(signal.SIGXCPU, runner.on_cpu_limit)
     sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")

@@ -33,6 +33,7 @@ from tui_agent.tui.screens.new_session import (
     ScrapeForm,
     StartProblem,
     TaskForm,
+    ToolcodeForm,
     form_problem,
 )
 from tui_agent.tui.screens.refine_flow import REFINE_WORKERS
@@ -210,6 +211,17 @@ class TuiAgentApp(App[None]):
                 settings=settings,
                 max_items=form.max_items,
                 planner=form.planner,
+            )
+        if isinstance(form, ToolcodeForm):
+            from tui_agent.agents.toolcode import mcp_config_for, toolcode_session
+
+            return toolcode_session(
+                form.task,
+                settings=settings,
+                mcp=mcp_config_for(form.mcp_config, self.settings),
+                max_steps=form.max_steps,
+                sandbox_name=form.sandbox,
+                approver=ModalApprover(self),
             )
         if isinstance(form, CodeForm):
             return codeact_session(

@@ -69,6 +69,7 @@ class NewSessionCommands(CommandList):
 NEW_KINDS = (
     ("code", "A task for the CodeAct agent"),
     ("task", "A task and a context for the task executor"),
+    ("toolcode", "Programs that chain MCP tools as Python calls"),
     ("exec", "Run a Python file in a sandbox"),
     ("scrape", "Plan a list page, write a verified recipe, extract its items"),
 )

@@ -8,11 +8,9 @@ carries the code, its action being the stage ("analysis" or "task").
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
 
 from tui_agent.agents.task.docsearch import SEARCH_DOCUMENTATION_TOOL
 from tui_agent.agents.task.metadata import TaskTrace
@@ -29,7 +27,7 @@ from tui_agent.events import (
     ToolResult,
 )
 from tui_agent.llm import LLM, Message, Reply
-from tui_agent.llm.text_calls import parse_text_calls, result_block
+from tui_agent.llm.tool_turns import ModelCall, answer_messages, read_calls
 
 MAX_TOOL_CALLS = 6
 """Documentation lookups one generation may make; past it the model is told to write code."""
@@ -53,35 +51,16 @@ class Generated:
     seconds: float
 
 
-@dataclass(frozen=True)
-class _Request:
-    call_id: str
-    library: str
-    query: str
-    problem: str | None
-
-
-def _native_requests(reply: Reply, turn: int) -> list[_Request]:
-    requests = []
-    for index, call in enumerate(reply.tool_calls):
-        call_id = call.id or f"doc_{turn}_{index}"
-        try:
-            arguments = json.loads(call.arguments or "{}")
-        except json.JSONDecodeError:
-            arguments = None
-        requests.append(_request(call_id, call.name, arguments))
-    return requests
-
-
-def _request(call_id: str, name: str, arguments: Any) -> _Request:
-    if name != TOOL_NAME:
-        return _Request(call_id, "", "", f"unknown tool {name!r}; the only tool is {TOOL_NAME}")
-    if not isinstance(arguments, dict):
-        return _Request(call_id, "", "", "the arguments are not a JSON object")
-    library, query = arguments.get("library"), arguments.get("query")
+def _problem(call: ModelCall) -> str | None:
+    """Why a documentation lookup cannot be run as asked, or None."""
+    if call.error:
+        return call.error
+    if call.name != TOOL_NAME:
+        return f"unknown tool {call.name!r}; the only tool is {TOOL_NAME}"
+    library = call.arguments.get("library")
     if not isinstance(library, str) or not library.strip():
-        return _Request(call_id, "", "", "library is missing (e.g. pandas)")
-    return _Request(call_id, library.strip(), str(query or "").strip(), None)
+        return "library is missing (e.g. pandas)"
+    return None
 
 
 class Generation:
@@ -154,76 +133,50 @@ class Generation:
             yield Generated(code, None, time.monotonic() - began)
             return
 
-    def _requests(self, reply: Reply) -> list[_Request]:
-        """The documentation lookups the reply asks for (none once the limit is reached)."""
-        if reply.tool_calls:
-            return _native_requests(reply, self.lookups)
-        if not self.text_protocol or "```" in reply.text:
+    def _requests(self, reply: Reply) -> list[ModelCall]:
+        """The documentation lookups the reply asks for: native calls, or CALL lines of a
+        reply that holds no code block."""
+        if not reply.tool_calls and (not self.text_protocol or "```" in reply.text):
             return []
-        turn = parse_text_calls(reply.text, [SEARCH_DOCUMENTATION_TOOL])
-        return [
-            _Request(f"doc_{self.lookups}_{index}", "", "", call.error)
-            if call.error
-            else _request(f"doc_{self.lookups}_{index}", call.name, call.arguments)
-            for index, call in enumerate(turn.calls)
-        ]
+        calls, _ = read_calls(
+            reply,
+            [SEARCH_DOCUMENTATION_TOOL],
+            use_tools=not self.text_protocol,
+            prefix=f"doc_{self.lookups}",
+        )
+        return calls
 
-    async def _answer(self, reply: Reply, requests: list[_Request]) -> AsyncIterator[Event]:
+    async def _answer(self, reply: Reply, calls: list[ModelCall]) -> AsyncIterator[Event]:
         """Run each lookup (ToolCall / ToolResult on this step) and put the answers in the
         conversation the way the model asked: tool messages, or RESULT blocks."""
-        answers: list[tuple[_Request, str]] = []
-        for request in requests:
-            arguments = {"library": request.library, "query": request.query}
-            yield ToolCall(
-                call_id=request.call_id, name=TOOL_NAME, arguments=arguments, step=self.step
-            )
+        answers: list[str] = []
+        for call in calls:
+            library = str(call.arguments.get("library") or "").strip()
+            query = str(call.arguments.get("query") or "").strip()
+            arguments = {"library": library, "query": query}
+            yield ToolCall(call_id=call.id, name=TOOL_NAME, arguments=arguments, step=self.step)
             began = time.monotonic()
-            if request.problem is not None:
-                answer, ok = f"Error: {request.problem}", False
+            problem = _problem(call)
+            if problem is not None:
+                answer, ok = f"Error: {problem}", False
             elif self.lookups >= MAX_TOOL_CALLS:
                 answer, ok = NO_MORE_TOOLS, False
             else:
                 self.lookups += 1
                 self.trace.tool_calls.append({"function": TOOL_NAME, "arguments": arguments})
-                answer, ok = await self.lookup(request.library, request.query), True
+                answer, ok = await self.lookup(library, query), True
             yield ToolResult(
-                call_id=request.call_id,
+                call_id=call.id,
                 name=TOOL_NAME,
                 output=answer,
                 ok=ok,
                 duration=time.monotonic() - began,
             )
-            answers.append((request, answer))
-        if reply.tool_calls:
-            self.conversation.append(
-                {
-                    "role": "assistant",
-                    "content": reply.text or None,
-                    "tool_calls": [
-                        {
-                            "id": request.call_id,
-                            "type": "function",
-                            "function": {"name": call.name, "arguments": call.arguments},
-                        }
-                        for request, call in zip(requests, reply.tool_calls, strict=True)
-                    ],
-                }
-            )
-            for request, answer in answers:
-                self.conversation.append(
-                    {"role": "tool", "tool_call_id": request.call_id, "content": answer}
-                )
-            if self.lookups >= MAX_TOOL_CALLS:
-                self.conversation.append({"role": "user", "content": NO_MORE_TOOLS})
-            return
-        blocks = [
-            result_block(TOOL_NAME, {"library": r.library, "query": r.query}, answer)
-            for r, answer in answers
-        ]
+            answers.append(answer)
+        native = bool(reply.tool_calls)
+        self.conversation += answer_messages(reply, calls, answers, native=native)
         if self.lookups >= MAX_TOOL_CALLS:
-            blocks.append(NO_MORE_TOOLS)
-        self.conversation.append({"role": "assistant", "content": reply.text})
-        self.conversation.append({"role": "user", "content": "\n\n".join(blocks)})
+            self.conversation.append({"role": "user", "content": NO_MORE_TOOLS})
 
     def _reask(self, reply_text: str, message: str) -> None:
         if reply_text.strip():

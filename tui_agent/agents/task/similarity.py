@@ -199,6 +199,8 @@ def _tokens(normalised: str) -> list[str]:
             tokens.append(token)
             continue
         token = _strip_accents(token)
+        if not token:  # a lone accent mark
+            continue
         if token.endswith("n't"):
             stem = {"can't": "can", "won't": "will"}.get(token, token[:-3])
             tokens.extend([stem, "not"])
@@ -212,8 +214,8 @@ def _apply_synonyms(tokens: list[str]) -> list[str]:
     by a dropped filler ("remove the duplicates") is found too; currencies put after amounts."""
     out = _replace_phrases(_replace_phrases(tokens))
     for k in range(len(out) - 1):  # "EUR 1000" and "€1000" say "1000 eur"
-        after_amount = k > 0 and out[k - 1][0].isdigit()
-        if out[k] in _CURRENCIES and out[k + 1][0].isdigit() and not after_amount:
+        after_amount = k > 0 and out[k - 1][:1].isdigit()
+        if out[k] in _CURRENCIES and out[k + 1][:1].isdigit() and not after_amount:
             out[k], out[k + 1] = out[k + 1], out[k]
     return out
 

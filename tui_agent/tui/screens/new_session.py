@@ -1,5 +1,5 @@
-"""Start a session from the home screen: which agent (code, task, exec or scrape), and what it
-needs."""
+"""Start a session from the home screen: which agent (code, task, toolcode, exec or scrape),
+and what it needs."""
 
 from __future__ import annotations
 
@@ -24,12 +24,13 @@ PLANNERS: tuple[Planner, ...] = ("auto", "offline", "llm")
 KINDS = [
     ("code: give the CodeAct agent a task", "code"),
     ("task: a task and a context become checked, cached code", "task"),
+    ("toolcode: programs that chain MCP tools as Python calls", "toolcode"),
     ("exec: run a Python file in a sandbox", "exec"),
     ("scrape: plan a list page, write a verified recipe, extract its items", "scrape"),
 ]
 URL_SCHEMES = ("http://", "https://", "file://")
 AGENT_TYPES = ("scraper", "transformer", "analyzer", "api-client", "generic")
-MODEL_KINDS = ("code", "task", "scrape")
+MODEL_KINDS = ("code", "task", "toolcode", "scrape")
 """Kinds whose form has the model field."""
 StartProblem = tuple[str, str | None]
 """Why a filled form could not start: the message and the field it is about (None: the form)."""
@@ -50,8 +51,10 @@ def form_problem(form: NewSessionForm, message: str) -> StartProblem:
         message = message.replace(advice, instead)
     lowered = message.lower()
     url_field = "#scrape-url" if isinstance(form, ScrapeForm) else "#url"
-    if "model" in lowered or "api key" in lowered or "_api_key" in lowered:
-        field: str | None = "#model" if not isinstance(form, ExecForm) else None
+    if isinstance(form, ToolcodeForm) and ("mcp" in lowered or "server" in lowered):
+        field: str | None = "#toolcode-mcp"
+    elif "model" in lowered or "api key" in lowered or "_api_key" in lowered:
+        field = "#model" if not isinstance(form, ExecForm) else None
     elif "reach" in lowered or "url" in lowered or "chromium" in lowered:
         field = url_field if isinstance(form, ScrapeForm | ExecForm) else None
     elif "sandbox" in lowered or "docker" in lowered or "bubblewrap" in lowered:
@@ -139,11 +142,22 @@ class ScrapeForm:
     model: str | None = None
 
 
-NewSessionForm = ExecForm | CodeForm | TaskForm | ScrapeForm
+@dataclass(frozen=True)
+class ToolcodeForm:
+    """A task for the tool code agent, the MCP servers it uses (None: the configured ones)."""
+
+    task: str
+    mcp_config: Path | None
+    max_steps: int
+    sandbox: str
+    model: str | None = None
+
+
+NewSessionForm = ExecForm | CodeForm | TaskForm | ScrapeForm | ToolcodeForm
 
 
 class NewSessionModal(ModalScreen[NewSessionForm | None]):
-    """Start a code, task, exec or scrape session. ctrl+s starts, Escape cancels."""
+    """Start a code, task, toolcode, exec or scrape session. ctrl+s starts, Escape cancels."""
 
     BINDINGS = [
         Binding("ctrl+s", "start", "Start", id="new.start", tooltip="Start the session"),
@@ -195,6 +209,8 @@ class NewSessionModal(ModalScreen[NewSessionForm | None]):
             yield Checkbox("Ask before each run (always on for local)", id="approve")
         with Vertical(id="task-form", classes="form"):
             yield from self._task_fields()
+        with Vertical(id="toolcode-form", classes="form"):
+            yield from self._toolcode_fields()
         with Vertical(id="exec-form", classes="form"):
             yield from self._exec_fields()
         with Vertical(id="scrape-form", classes="form"):
@@ -226,6 +242,14 @@ class NewSessionModal(ModalScreen[NewSessionForm | None]):
         yield Checkbox(
             "Use the code cache (no model call for a task done before)", True, id="task-cache"
         )
+
+    def _toolcode_fields(self) -> ComposeResult:
+        yield Label(f"Task (model: {self._model or 'none set'})")
+        yield Input(placeholder="Price every kitchen product and save a table", id="toolcode-task")
+        yield Label("MCP servers config (empty: TUI_AGENT_MCP_CONFIG)")
+        yield Input(placeholder="path/to/servers.json", id="toolcode-mcp")
+        yield Label("Max steps")
+        yield Input("10", id="toolcode-steps", type="integer")
 
     def _exec_fields(self) -> ComposeResult:
         yield Label("Python file")
@@ -284,12 +308,18 @@ class NewSessionModal(ModalScreen[NewSessionForm | None]):
         self.query_one("#model-field").display = kind in MODEL_KINDS
         self.query_one("#code-form").display = kind == "code"
         self.query_one("#task-form").display = kind == "task"
+        self.query_one("#toolcode-form").display = kind == "toolcode"
         self.query_one("#exec-form").display = kind == "exec"
         self.query_one("#scrape-form").display = kind == "scrape"
         self.query_one("#sandbox-field").display = kind != "scrape"
         self._clear_problem()
-        first = {"code": "#task", "task": "#task-prompt", "exec": "#path", "scrape": "#scrape-url"}
-        first = first[kind]
+        first = {
+            "code": "#task",
+            "task": "#task-prompt",
+            "toolcode": "#toolcode-task",
+            "exec": "#path",
+            "scrape": "#scrape-url",
+        }[kind]
         self.query_one(first, Input).focus()
 
     def _value(self, selector: str) -> str:
@@ -322,6 +352,7 @@ class NewSessionModal(ModalScreen[NewSessionForm | None]):
         readers = {
             "code": self._read_code,
             "task": self._read_task,
+            "toolcode": self._read_toolcode,
             "exec": self._read_exec,
             "scrape": self._read_scrape,
         }
@@ -394,6 +425,25 @@ class NewSessionModal(ModalScreen[NewSessionForm | None]):
             self._problem("The budget is a positive amount of USD, or empty.", "#task-budget")
             return None
         return timeout, attempts, budget
+
+    def _read_toolcode(self) -> ToolcodeForm | None:
+        task = self._value("#toolcode-task")
+        if not task:
+            self._problem("What should the programs do? Type the task.", "#toolcode-task")
+            return None
+        given = self._value("#toolcode-mcp")
+        path = Path(given).expanduser() if given else None
+        if path is not None and not path.is_file():
+            self._problem(f"No MCP config file at {path}", "#toolcode-mcp")
+            return None
+        try:
+            max_steps = int(self._value("#toolcode-steps"))
+        except ValueError:
+            max_steps = 0
+        if max_steps < 1:
+            self._problem("Max steps is a whole number, at least 1.", "#toolcode-steps")
+            return None
+        return ToolcodeForm(task, path, max_steps, self._sandbox(), self._model_name())
 
     def _read_scrape(self) -> ScrapeForm | None:
         url = self._url("#scrape-url")

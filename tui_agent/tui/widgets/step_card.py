@@ -1,5 +1,5 @@
-"""The card of one agent step: thought, code, execution output (live while it runs), the
-files the run wrote (images previewed), answer.
+"""The card of one agent step: thought, code, the tool calls its program made, execution
+output (live while it runs), the files the run wrote (images previewed), answer.
 
 `show(step)` is idempotent and cheap when nothing changed, so the stream pane can call it for
 every visible card after each event. A thought that grows (streamed tokens) is appended
@@ -27,6 +27,9 @@ MAX_LOG_LINES = 40
 """Output lines shown per step (the last ones); the rest are counted."""
 MAX_RESULT_LINES = 16
 MAX_TRACEBACK_LINES = 12
+MAX_PROGRAM_CALLS = 20
+"""Tool calls shown per step (the first ones); the rest are counted."""
+CALL_WIDTH = 100
 
 
 def _tail(lines: list[str], limit: int) -> tuple[list[str], int]:
@@ -108,6 +111,39 @@ def numbered_code(code: str, language: str) -> Content:
     return Content.assemble(*parts).rstrip("\n")
 
 
+def _one_line(text: str, width: int) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def program_calls_content(step: StepState) -> Content:
+    """The tool calls the step's program made, one line each: name(arguments), how it went
+    and the first of its output."""
+    parts: list[str | tuple[str, str]] = []
+    for entry in step.tool_calls[:MAX_PROGRAM_CALLS]:
+        call, result = entry.call, entry.result
+        arguments = ", ".join(
+            f"{k}={json.dumps(v, ensure_ascii=False, default=str)}"
+            for k, v in call.arguments.items()
+        )
+        parts += [("⚙ ", "$text-accent"), (call.name, "bold"), f"({_one_line(arguments, 60)})"]
+        if result is None:
+            parts.append(("  waiting…\n", "dim italic"))
+            continue
+        mark, style = ("✓", "$text-success") if result.ok else ("✗", "$text-error")
+        parts += ["  ", (f"{mark} {result.duration:.2f}s", style)]
+        parts += ["  ", (f"{_one_line(result.output, CALL_WIDTH)}\n", "" if result.ok else style)]
+    hidden = len(step.tool_calls) - MAX_PROGRAM_CALLS
+    if hidden > 0:
+        parts.append((f"… {hidden} more tool calls\n", "dim"))
+    return Content.assemble(*parts).rstrip() if parts else Content("")
+
+
+def refused(execution: ExecutionFinished | None) -> bool:
+    """Whether the program was refused by its check and never ran."""
+    return bool(execution and execution.error and execution.error.type == "ProgramRefused")
+
+
 def step_title(step: StepState) -> str:
     """`Step 2`, with the model calls when the reply was re-asked (`Step 2 · 2 model calls`);
     a task's step names its attempt and stage (`Step 3 · attempt 2/3 · analysis`)."""
@@ -118,6 +154,9 @@ def step_title(step: StepState) -> str:
             parts.append(step.action)
     if step.model_calls > 1:
         parts.append(f"{step.model_calls} model calls")
+    if step.tool_calls:
+        count = len(step.tool_calls)
+        parts.append(f"{count} tool call{'s' if count != 1 else ''}")
     return " · ".join(parts)
 
 
@@ -138,6 +177,8 @@ def step_subtitle(step: StepState, closed: str | None = None) -> str:
         return f"■ {closed} while running"
     if step.running:
         return f"running on {step.backend}…" if step.backend else "running…"
+    if refused(execution):
+        return "✗ refused before running"
     if execution is not None:
         mark = "✓" if execution.success else "✗"
         return f"{mark} {execution.duration:.2f}s on {step.backend or 'sandbox'}"
@@ -182,6 +223,7 @@ class StepCard(Vertical):
         self._code: tuple[str, str] | None = None
         self._execution_key: tuple[object, ...] | None = None
         self._checks: tuple[object, ...] = ()
+        self._calls: tuple[object, ...] = ()
         self._final: str | None = None
         self._final_box: Vertical | None = None
         self._composed = False
@@ -190,10 +232,12 @@ class StepCard(Vertical):
         self._execution_view = Static(classes="execution")
         self._checks_view = Static(classes="checks")
         self._files_view = FilesView()
+        self._calls_view = Static(classes="program-calls")
 
     def compose(self) -> ComposeResult:
         yield self._thought_view
         yield self._code_view
+        yield self._calls_view
         yield self._execution_view
         yield self._files_view
         yield self._checks_view
@@ -212,6 +256,7 @@ class StepCard(Vertical):
             return
         await self._show_thought(step)
         self._show_code(step)
+        self._show_calls(step)
         self._show_execution(step)
         await self._files_view.show(step.execution)
         self._show_checks(step)
@@ -264,6 +309,15 @@ class StepCard(Vertical):
         widget = self._execution_view
         widget.display = bool(content)
         widget.update(content)
+
+    def _show_calls(self, step: StepState) -> None:
+        key = tuple((entry.call.call_id, entry.result) for entry in step.tool_calls)
+        widget = self._calls_view
+        widget.display = bool(key)
+        if key == self._calls:
+            return
+        self._calls = key
+        widget.update(program_calls_content(step))
 
     def _show_checks(self, step: StepState) -> None:
         key = tuple(step.checks)

@@ -1,0 +1,110 @@
+"""`tui-agent tools generate|list --mcp FILE`: the Python packages of the MCP servers."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from tui_agent.cli.common import run
+from tui_agent.cli.toolcode import add_mcp_options
+from tui_agent.config import Settings
+
+
+def register(commands: Any, common: argparse.ArgumentParser) -> None:
+    tools = commands.add_parser(
+        "tools", parents=[common], help="the MCP servers' tools as Python packages"
+    )
+    actions = tools.add_subparsers(title="actions", metavar="ACTION", required=True)
+    generate = actions.add_parser(
+        "generate",
+        parents=[common],
+        help="write one <server>_tools package per server (only when its tool list changed)",
+    )
+    add_mcp_options(generate)
+    generate.add_argument(
+        "--out",
+        type=Path,
+        metavar="DIR",
+        help="where to write them (default: the workspace's .toolcode/packages, where "
+        "toolcode sessions find them)",
+    )
+    generate.add_argument("--workspace", type=Path, help="the workspace (default: configured)")
+    generate.set_defaults(handler=cmd_generate)
+    listing = actions.add_parser(
+        "list", parents=[common], help="print the servers, their packages and functions"
+    )
+    add_mcp_options(listing)
+    listing.add_argument("--json", action="store_true", help="as the JSON the model sees")
+    listing.set_defaults(handler=cmd_list)
+
+
+def cmd_generate(args: argparse.Namespace, settings: Settings) -> int:
+    from tui_agent.agents.toolcode import mcp_config_for
+    from tui_agent.sandbox.base import ensure_workspace
+    from tui_agent.sandbox.workspace import sandbox_owner
+    from tui_agent.tools import WORKSPACE_TOOLS, ToolServers, generate_packages, packages_folder
+
+    mcp = mcp_config_for(args.mcp, settings, args.server)
+    out = args.out
+    if out is None:
+        workspace = ensure_workspace(args.workspace or settings.workspace)
+        sandbox_owner(workspace)  # a new workspace goes to the sandbox user before we write
+        out = packages_folder(workspace)
+
+    async def go() -> None:
+        began = time.perf_counter()
+        async with ToolServers(mcp) as servers:
+            connected = time.perf_counter() - began
+            generated = generate_packages([*servers.listings, WORKSPACE_TOOLS], out)
+        print(f"connected to {len(mcp.servers)} server(s) in {connected * 1000:.0f} ms")
+        for package in generated:
+            state = "written" if package.written else "unchanged"
+            count = len(package.functions)
+            print(
+                f"{package.server.package}: {count} function{'s' if count != 1 else ''}, "
+                f"{state} in {package.seconds * 1000:.1f} ms ({package.path})"
+            )
+
+    run(go())
+    return 0
+
+
+def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
+    from tui_agent.agents.toolcode import mcp_config_for
+    from tui_agent.tools import WORKSPACE_TOOLS, ServerTools, ToolServers, function_specs
+
+    mcp = mcp_config_for(args.mcp, settings, args.server)
+
+    async def listings() -> tuple[ServerTools, ...]:
+        async with ToolServers(mcp) as servers:
+            return servers.listings
+
+    found = [*run(listings()), WORKSPACE_TOOLS]
+    if args.json:
+        data = [
+            {
+                "server": server.name,
+                "package": server.package,
+                "functions": [
+                    {"signature": spec.signature(), "description": spec.tool.description}
+                    for spec in function_specs(server)
+                ],
+            }
+            for server in found
+        ]
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+        return 0
+    entries = {entry.stem: entry for entry in mcp.servers}
+    for server in found:
+        entry = entries.get(server.stem)
+        where = f"  ({entry.config.describe()})" if entry else "  (the workspace, on the host)"
+        print(f"{server.name}{where}  ->  {server.package}")
+        for spec in function_specs(server):
+            print(f"  {spec.signature()}")
+            first = (spec.tool.description or "").strip().splitlines()
+            if first:
+                print(f"      {first[0]}")
+    return 0
