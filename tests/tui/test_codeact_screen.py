@@ -374,6 +374,7 @@ def test_snapshot_live_after_the_final_answer(
     async def answered(pilot: Pilot[Any]) -> None:
         screen = await pin(pilot, clock)
         await wait_until(pilot, lambda: final_answer_shown(screen) is not None, timeout=120)
+        await wait_until(pilot, lambda: screen.shown_seq == screen.state.last_seq)  # all shown
         screen.refresh_status()
         pane = screen.query_one(StreamPane)
         await wait_until(pilot, lambda: pane.scroll_y == pane.max_scroll_y)  # settled at the end

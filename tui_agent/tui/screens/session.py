@@ -154,6 +154,8 @@ class SessionScreen(RefineFlow, Screen[None]):
         self._inbox_state: SessionState | None = None
         self._frame_timer: Timer | None = None
         self._next_frame = 0.0
+        self.shown_seq = 0
+        """The `seq` of the last event the widgets show (a frame may still be on its way)."""
 
     @classmethod
     def live_session(
@@ -236,6 +238,7 @@ class SessionScreen(RefineFlow, Screen[None]):
     async def render_state(self) -> None:
         """Bring every widget up to date with `self.state`."""
         state = self.state
+        self.shown_seq = state.last_seq
         title = self.query_one("#session-title", Static)
         content = self.title_content()
         if title.content != content:

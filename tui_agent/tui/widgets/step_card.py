@@ -2,8 +2,8 @@
 output (live while it runs), the files the run wrote (images previewed), answer.
 
 `show(step)` is idempotent and cheap when nothing changed, so the stream pane can call it for
-every visible card after each event. A thought that grows (streamed tokens) is appended
-through a `MarkdownStream`; any other change replaces the text.
+every visible card once per frame. A thought that grows (streamed tokens) is shown as it
+stands at each frame (the frames already batch the tokens).
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.highlight import highlight
 from textual.widgets import Markdown, Static
-from textual.widgets.markdown import MarkdownStream
 
 from tui_agent.events import ExecutionFinished, LogLine
 from tui_agent.formatting import attempt_line, check_line
@@ -219,7 +218,6 @@ class StepCard(Vertical):
         self.border_title = step_title(step)
         self._step = step
         self._thought = ""
-        self._stream: MarkdownStream | None = None
         self._code: tuple[str, str] | None = None
         self._execution_key: tuple[object, ...] | None = None
         self._checks: tuple[object, ...] = ()
@@ -246,9 +244,6 @@ class StepCard(Vertical):
         self._composed = True
         await self.show(self._step)
 
-    async def on_unmount(self) -> None:
-        await self._stop_stream()
-
     async def show(self, step: StepState) -> None:
         """Bring the card up to date with `step` (only the parts that changed)."""
         self._step = step
@@ -273,23 +268,9 @@ class StepCard(Vertical):
     async def _show_thought(self, step: StepState) -> None:
         markdown = self._thought_view
         markdown.display = bool(step.thought)
-        if step.thought == self._thought:
-            if step.thought_complete:
-                await self._stop_stream()
-            return
-        if self._thought and step.thought.startswith(self._thought) and not step.thought_complete:
-            if self._stream is None:
-                self._stream = Markdown.get_stream(markdown)
-            await self._stream.write(step.thought[len(self._thought) :])
-        else:
-            await self._stop_stream()
+        if step.thought != self._thought:
+            self._thought = step.thought
             await markdown.update(step.thought)
-        self._thought = step.thought
-
-    async def _stop_stream(self) -> None:
-        if self._stream is not None:
-            stream, self._stream = self._stream, None
-            await stream.stop()
 
     def _show_code(self, step: StepState) -> None:
         code = self._code_view
