@@ -265,6 +265,7 @@ async def test_submit_and_refine_on_a_running_session_keeps_the_feedback(
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         screen = await session_screen(pilot)
         await wait(pilot, lambda: screen.state.analysis is not None)
+        await wait(pilot, lambda: screen.shown_seq == screen.state.last_seq)  # the table shows
         assert screen.check_action("refine", ()) is False
         await pilot.press("tab", "f")
         await wait(pilot, lambda: isinstance(app.screen, FeedbackModal))
