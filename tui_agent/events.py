@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from tui_agent.analysis.models import AgentType, FieldFeedback, OutputAnalysis
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 """Version of the event schema; bumped on any change old readers could not parse.
 
 2: ExecutionOutput (live output of a running step).
@@ -23,7 +23,9 @@ SCHEMA_VERSION = 7
 4: SessionEnded status "interrupted" (the recording process died).
 5: AttemptStarted, CheckVerdict and TaskResult (the task executor); LLMCall.estimated.
 6: ToolCall.run_step (a call the running program of a step made, shown inside that step).
-7: SessionEnded status "partial" (a scrape kept its items when a later page failed)."""
+7: SessionEnded status "partial" (a scrape kept its items when a later page failed).
+8: Artifact.changes (a candidate's per-field verdicts with before -> after values);
+   ExecutionFinished.files and .workspace (the files a run wrote, for its step card)."""
 
 SessionKind = Literal["codeact", "exec", "scrape", "task", "refine", "toolcode", "recording"]
 SessionStatus = Literal[
@@ -39,6 +41,12 @@ CheckName = Literal["reply", "context_access", "serialization", "output"]
 """What a task's code is checked for: a usable reply (code, the expected stage), names it uses
 but never defines (before running), JSON values in the context and the model's verdict on the
 output (after running)."""
+
+
+def _empty(value: Any) -> bool:
+    """Fields added later are left out of the JSON while empty: older sessions export as they
+    were recorded, byte for byte."""
+    return not value
 
 
 class BaseEvent(BaseModel):
@@ -109,6 +117,17 @@ class ErrorInfo(BaseModel):
     traceback: str = ""
 
 
+class WrittenFile(BaseModel):
+    """A file a run created or changed in its workspace: its path there, size and SHA-256
+    (so a preview can tell the file was overwritten since)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    path: str
+    size: int
+    sha256: str = ""
+
+
 class ExecutionFinished(BaseEvent):
     type: Literal["execution_finished"] = "execution_finished"
     step: int
@@ -122,6 +141,10 @@ class ExecutionFinished(BaseEvent):
     killed_reason: str | None = None
     non_serializable: list[str] = Field(default_factory=list)
     context: dict[str, Any] | None = None
+    files: list[WrittenFile] = Field(default_factory=list, exclude_if=_empty)
+    """Files the run created or changed in the workspace (paths relative to it)."""
+    workspace: str | None = Field(default=None, exclude_if=_empty)
+    """The host folder mounted at /workspace, when files were written."""
 
 
 class ExecutionOutput(BaseEvent):
@@ -207,6 +230,23 @@ class RefinementProgress(BaseEvent):
     """Fields that changed with nothing to verify them against (not counted as fixed)."""
 
 
+ChangeVerdict = Literal["fixed", "changed, not verified", "worse", "not fixed"]
+
+
+class FieldChange(BaseModel):
+    """What a candidate version did to one field the feedback named: its coverage before and
+    after (0..1), the check's verdict and the values of a few items before and after."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    field: str
+    issue: str = ""
+    before: float
+    after: float
+    verdict: ChangeVerdict
+    samples: list[tuple[Any, Any]] = Field(default_factory=list)
+
+
 class Artifact(BaseEvent):
     """A named document the session produced: a strategy, a recipe, a version of the code.
 
@@ -222,6 +262,8 @@ class Artifact(BaseEvent):
     origin: str = ""
     candidate: bool = False
     summary: str = ""
+    changes: list[FieldChange] = Field(default_factory=list, exclude_if=_empty)
+    """A candidate's verdict per field of the feedback (empty in sessions before schema 6)."""
 
 
 class VersionDecided(BaseEvent):

@@ -38,6 +38,17 @@ def format_tokens(tokens: int) -> str:
     return f"{tokens / 1_000_000:.1f}M"
 
 
+def format_size(size: int) -> str:
+    """`812 B`, `20.1 kB`, `3.4 MB` (powers of 1000)."""
+    if size < 1000:
+        return f"{size} B"
+    for unit in ("kB", "MB", "GB"):
+        size /= 1000  # type: ignore[assignment]
+        if size < 1000 or unit == "GB":
+            return f"{size:.1f} {unit}"
+    raise AssertionError("unreachable")
+
+
 def display_path(path: Path) -> str:
     """`path` with the home directory shortened to `~`."""
     try:

@@ -47,6 +47,7 @@ from tui_agent.formatting import (
     check_line,
     format_cost,
     format_duration,
+    format_size,
     task_result_line,
 )
 from tui_agent.report import search_query, tool_call_counts
@@ -79,6 +80,8 @@ def execution_text(event: ExecutionFinished, with_logs: bool = True) -> Text:
         text.append("→ " + _short_json(event.result) + "\n", style="cyan")
     for path in event.non_serializable:
         text.append(f"not JSON-serializable: {path}\n", style="magenta")
+    for written in event.files:
+        text.append(f"🗂 wrote {written.path} ({format_size(written.size)})\n", style="blue")
     text.rstrip()
     return text
 
@@ -279,7 +282,7 @@ def render_event(event: Event) -> RenderableType | None:
 def analysis_table(event: OutputAnalyzed) -> RenderableType:
     analysis = event.analysis
     if not analysis.is_structured:
-        return Text(f"📊 output: {analysis.type}, {analysis.item_count} items (not structured)")
+        return Text(f"📊 output: one {analysis.type} value, not a list of records (no fields)")
     table = Table(title=f"📊 {analysis.item_count} items", title_justify="left")
     for column in ("field", "type", "coverage", "examples"):
         table.add_column(column)

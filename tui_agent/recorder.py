@@ -43,7 +43,7 @@ class SessionRunner:
     ) -> None:
         self.store = store
         self.session_id = session_id or new_session_id()
-        self.state = SessionState()
+        self.state = SessionState(session_id=self.session_id)
         self.listeners = list(listeners)
         self._seq = 0
 

@@ -206,6 +206,9 @@ async def test_a_transformers_missing_field_is_fixed_on_attempt_2(
     assert (candidate.version, candidate.candidate, candidate.content) == (2, True, TOTAL_FIXED)
     assert candidate.origin == "refinement attempt 2"
     assert candidate.summary == "total 0% -> 100% (fixed)"
+    [change] = candidate.changes  # what the review shows: verdict, coverage, values
+    assert (change.field, change.verdict, change.before, change.after) == ("total", "fixed", 0, 1)
+    assert [after for _, after in change.samples] == TOTALS[: len(change.samples)]
     assert refined.messages == [
         "Attempt 1/5: fixing total (missing)",
         "Testing improved code…",

@@ -143,6 +143,17 @@ async def test_saved_recipe_runs_again_without_any_model(tmp_path, demo_site):
     assert not [e for e in events if e["type"] == "llm_call"]
 
 
+def test_a_scrape_title_names_the_page_path_first(tmp_path, demo_site):
+    settings = Settings(db=tmp_path / "s.db", workspace=tmp_path / "w", model=None)
+    panel, _ = scrape_session(demo_site.url("panel"), "Extract 3 items", settings=settings)
+    pages, _ = scrape_session(
+        demo_site.url("pagination", page=2), "Extract 3 items", settings=settings
+    )
+    host = demo_site.base_url.removeprefix("http://")
+    assert panel.title == f"scrape /panel on {host}: Extract 3 items"
+    assert pages.title == f"scrape /pagination?page=2 on {host}: Extract 3 items"
+
+
 def test_bad_input_is_refused_before_anything_is_recorded(tmp_path, demo_site):
     settings = Settings(db=tmp_path / "sessions.db", model=None)
     with pytest.raises(ConfigError, match="needs a model"):

@@ -16,6 +16,7 @@ from tui_agent.events import (
     Artifact,
     Event,
     FeedbackSubmitted,
+    FieldChange,
     ItemsExtracted,
     OutputAnalyzed,
     PhaseFinished,
@@ -121,6 +122,23 @@ def refinement_of_price() -> list[Event]:
             origin="refinement attempt 1",
             candidate=True,
             summary="price 0% -> 100% (fixed); title 100% -> 100%",
+            changes=[
+                FieldChange(
+                    field="price",
+                    issue="missing",
+                    before=0.0,
+                    after=1.0,
+                    verdict="fixed",
+                    samples=[(None, "$249.00"), (None, "$89.50"), (None, "$34.00")],
+                ),
+                FieldChange(
+                    field="title",
+                    before=1.0,
+                    after=1.0,
+                    verdict="not fixed",
+                    samples=[("Oak desk", "Oak desk")],
+                ),
+            ],
         ),
         RefinementProgress(attempt=1, max_attempts=5, message="Fixed 1 field", fixed=["price"]),
     ]

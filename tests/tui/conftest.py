@@ -22,3 +22,13 @@ def utc(monkeypatch: pytest.MonkeyPatch) -> Iterable[None]:
     yield
     monkeypatch.undo()
     time.tzset()
+
+
+@pytest.fixture(autouse=True)
+def new_session_form_opens_on_code() -> Iterable[None]:
+    """The form remembers the last kind started (a class attribute): each test starts fresh."""
+    from tui_agent.tui.screens.new_session import NewSessionModal
+
+    NewSessionModal.last_kind = "code"
+    yield
+    NewSessionModal.last_kind = "code"

@@ -31,6 +31,7 @@ from tui_agent.session import SessionState
 from tui_agent.store import SessionNotFound, Store
 from tui_agent.tui.app import TuiAgentApp
 from tui_agent.tui.messages import (
+    EventsReceived,
     FeedbackRecorded,
     LiveSessionCancelled,
     ReplayMoved,
@@ -38,7 +39,7 @@ from tui_agent.tui.messages import (
     SessionOpened,
     SessionRequested,
 )
-from tui_agent.tui.screens.confirm import ConfirmModal
+from tui_agent.tui.screens.confirm import CancelRunModal, ConfirmModal
 from tui_agent.tui.screens.feedback import FeedbackModal
 from tui_agent.tui.screens.home import HomeScreen
 from tui_agent.tui.screens.replay import ReplayScreen
@@ -157,7 +158,7 @@ async def test_delete_asks_first_and_removes_the_session(
             await store.events(scrape.session_id)
 
 
-async def test_escape_on_a_live_session_cancels_the_agent(db_path: Path) -> None:
+async def test_escape_on_a_live_session_cancels_the_agent_once_confirmed(db_path: Path) -> None:
     messages: list[Message] = []
     hold = asyncio.Event()  # never set: the agent would wait forever
     payloads = codeact_payloads()[:5]
@@ -169,6 +170,10 @@ async def test_escape_on_a_live_session_cancels_the_agent(db_path: Path) -> None
         assert isinstance(screen, SessionScreen) and screen.mode == "live"
         await wait_until(pilot, lambda: screen.state.event_count == 1 + len(payloads))
         assert screen.state.status == "running"
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, CancelRunModal))
+        await pilot.press("y")
+        await wait_until(pilot, lambda: screen.state.status == "cancelled")
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen))
         await app.workers.wait_for_complete()
@@ -195,6 +200,31 @@ async def test_quitting_during_a_live_session_records_it_cancelled(db_path: Path
         await app.action_quit()
     events = await stored_events(db_path, screen.session_id)
     assert isinstance(events[-1], SessionEnded) and events[-1].status == "cancelled"
+
+
+async def test_a_burst_of_events_reaches_the_screen_as_one_frame(db_path: Path) -> None:
+    """Events recorded faster than a frame are handed over together, in order, and the
+    screen shows the runner's own fold (it never folds them again)."""
+    messages: list[Message] = []
+    hold = asyncio.Event()
+    burst = [Log(message=f"line {i}") for i in range(50)]
+    app = TuiAgentApp(db_path)
+    app.start_session(started(), agent_of(burst, hold))
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionScreen))
+        screen = app.screen
+        assert isinstance(screen, SessionScreen) and screen.live is not None
+        assert screen.state is screen.live.runner.state
+        frames = lambda: posted(messages, EventsReceived)  # noqa: E731
+        await wait_until(pilot, lambda: sum(len(m.events) for m in frames()) == 51)
+        delivered = [event.seq for m in frames() for event in m.events]
+        assert delivered == list(range(1, 52))
+        before = len(frames())
+        for index in range(20):  # in one go, as a runner's emit_many tells its listeners
+            screen.post_event(Log(message=f"late {index}", seq=100 + index))
+        await wait_until(pilot, lambda: sum(len(m.events) for m in frames()) == 71)
+        assert len(frames()) - before <= 2  # the first now, the other 19 with the next frame
+        hold.set()
 
 
 async def test_live_cards_update_in_place_until_the_final_answer(db_path: Path) -> None:

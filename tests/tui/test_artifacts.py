@@ -60,7 +60,7 @@ async def opened(pilot: Pilot[Any]) -> SessionScreen:
     screen = pilot.app.screen
     assert isinstance(screen, SessionScreen)
     pane = screen.query_one(StreamPane)
-    await wait_until(pilot, lambda: pane.card_count == len(screen.state.timeline))
+    await wait_until(pilot, lambda: pane.card_count == len(pane.entries(screen.state)))
     return screen
 
 

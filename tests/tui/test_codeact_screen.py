@@ -31,6 +31,7 @@ from tui_agent.agents.codeact import codeact_session, run_codeact, session_title
 from tui_agent.config import Settings
 from tui_agent.events import (
     CodeProposed,
+    Event,
     ExecutionFinished,
     ExecutionOutput,
     Log,
@@ -45,8 +46,9 @@ from tui_agent.sandbox.process import LogCallback
 from tui_agent.session import fold
 from tui_agent.store import Store
 from tui_agent.tui.app import TuiAgentApp
-from tui_agent.tui.messages import EventReceived
+from tui_agent.tui.messages import EventsReceived
 from tui_agent.tui.screens.approval import ApprovalModal, ModalApprover
+from tui_agent.tui.screens.confirm import CancelRunModal
 from tui_agent.tui.screens.session import SessionScreen
 from tui_agent.tui.widgets.step_card import StepCard
 from tui_agent.tui.widgets.stream_pane import StreamPane
@@ -208,9 +210,18 @@ async def test_the_thought_streams_into_the_pane_then_the_answer_shows(
     async with app.run_test(size=(100, 40), message_hook=messages.append) as pilot:
         screen = await live_screen(pilot)
         await wait_until(pilot, lambda: thought_shown(screen, 1) == PARTIAL_THOUGHT, timeout=60)
-        received = {id(m): m.event for m in messages if isinstance(m, EventReceived)}
-        deltas = [e for e in received.values() if isinstance(e, ThoughtDelta)]
-        assert len(deltas) >= 3 and "".join(d.text for d in deltas) == PARTIAL_THOUGHT
+
+        def delivered() -> list[Event]:
+            """The events the screen was handed, frame by frame, in order."""
+            frames = {id(m): m.events for m in messages if isinstance(m, EventsReceived)}
+            return [event for events in frames.values() for event in events]
+
+        def deltas() -> list[ThoughtDelta]:
+            return [e for e in delivered() if isinstance(e, ThoughtDelta)]
+
+        await wait_until(pilot, lambda: "".join(d.text for d in deltas()) == PARTIAL_THOUGHT)
+        assert len(deltas()) >= 3
+        assert [e.seq for e in delivered()] == list(range(1, len(delivered()) + 1))
         assert screen.state.status == "running" and final_answer_shown(screen) is None
 
         server.release.set()
@@ -228,7 +239,9 @@ def execution_shown(screen: SessionScreen, index: int) -> str:
     return str(found.query_one(".execution", Static).content) if found else ""
 
 
-async def test_output_shows_while_the_code_runs_and_escape_cancels(tmp_path: Path):
+async def test_output_shows_while_the_code_runs_and_escape_cancels_once_confirmed(
+    tmp_path: Path,
+):
     ticking = (
         "import time\nfor i in range(600):\n    print(f'tick {i}', flush=True)\n    time.sleep(0.1)"
     )
@@ -244,6 +257,22 @@ async def test_output_shows_while_the_code_runs_and_escape_cancels(tmp_path: Pat
             step = screen.state.steps[1]
             assert step.running and step.execution is None
             assert "out│ tick 0\nout│ tick 1\nout│ tick 2" in execution_shown(screen, 1)
+            await pilot.press("escape")  # asks first; n lets it run on
+            await wait_until(pilot, lambda: isinstance(pilot.app.screen, CancelRunModal))
+            await pilot.press("n")
+            await wait_until(pilot, lambda: pilot.app.screen is screen)
+            assert screen.running and screen.state.status == "running"
+            await pilot.press("escape", "escape")  # a second Escape confirms
+            await wait_until(
+                pilot, lambda: screen.state.status == "cancelled" and not screen.running
+            )
+            assert pilot.app.screen is screen  # it stays, to show how the session ended
+            await wait_until(pilot, lambda: "cancelled" in str(screen.title_content()))
+            ended = screen.query_one(".ended", Static)
+            await wait_until(pilot, lambda: "■ cancelled" in str(ended.content))
+            step_card = card(screen, 1)
+            assert step_card is not None and not step_card.has_class("-running")
+            assert step_card.border_subtitle == "■ cancelled while running"
             await pilot.press("escape")
             await wait_until(pilot, lambda: not isinstance(pilot.app.screen, SessionScreen))
     async with await Store.open(settings.db) as store:
@@ -345,6 +374,7 @@ def test_snapshot_live_after_the_final_answer(
     async def answered(pilot: Pilot[Any]) -> None:
         screen = await pin(pilot, clock)
         await wait_until(pilot, lambda: final_answer_shown(screen) is not None, timeout=120)
+        await wait_until(pilot, lambda: screen.shown_seq == screen.state.last_seq)  # all shown
         screen.refresh_status()
         pane = screen.query_one(StreamPane)
         await wait_until(pilot, lambda: pane.scroll_y == pane.max_scroll_y)  # settled at the end

@@ -348,3 +348,16 @@ def test_snapshot_table_at_80x24(snap_compare: Any) -> None:
 
 def test_snapshot_full_value(snap_compare: Any) -> None:
     assert snap_compare(harness(products()), terminal_size=(80, 24), press=["enter"])
+
+
+async def test_a_click_on_the_fix_marker_asks_for_feedback_on_that_field() -> None:
+    items = products()
+    messages: list[Message] = []
+    app = harness(items)
+    async with app.run_test(size=(140, 30), message_hook=messages.append) as pilot:
+        grid = app.query_one(ItemsGrid)
+        badges = line_text(grid, 1)
+        await pilot.click(ItemsGrid, offset=(badges.index("Fix"), 1))  # seller.rating, 33 %
+        assert requested_fields(messages) == ["seller.rating"]
+        await pilot.click(ItemsGrid, offset=(badges.index("100%"), 1))  # title: nothing to fix
+        assert requested_fields(messages) == ["seller.rating"]

@@ -8,8 +8,6 @@ from typing import Any
 
 from session_factory import wait_until
 from support.requirements import require_chromium
-from textual.message import Message
-from textual.notifications import Notify
 from textual.pilot import Pilot
 from textual.widgets import Input, Select, Static
 
@@ -40,7 +38,7 @@ async def open_form(pilot: Pilot[Any], kind: str = "exec") -> NewSessionModal:
     assert modal.kind == "code"
     downs = [value for _, value in KINDS].index(kind)
     if downs:
-        await pilot.press("shift+tab", "enter", *["down"] * downs, "enter")
+        await pilot.press("shift+tab", "shift+tab", "enter", *["down"] * downs, "enter")
         await wait_until(pilot, lambda: modal.kind == kind)
     first = {
         "code": "#task",
@@ -80,10 +78,9 @@ async def test_the_form_says_what_is_wrong_and_starts_nothing(tmp_path: Path) ->
     async with app.run_test(size=(100, 30)) as pilot:
         modal = await open_form(pilot)
         await pilot.press("ctrl+s")
-        problem = modal.query_one("#problem", Static)
-        assert "Which file?" in str(problem.render())
+        assert "Which file?" in modal.problem
         await pilot.press(*str(tmp_path / "missing.py"), "ctrl+s")
-        assert "Cannot read" in str(problem.render())
+        assert "Cannot read" in modal.problem
         assert isinstance(app.screen, NewSessionModal)
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen))
@@ -91,23 +88,82 @@ async def test_the_form_says_what_is_wrong_and_starts_nothing(tmp_path: Path) ->
         assert await store.list_sessions() == []
 
 
-async def test_a_code_task_needs_a_model_and_says_so(tmp_path: Path) -> None:
+async def test_a_code_task_without_a_model_says_so_at_the_model_field(tmp_path: Path) -> None:
     app = app_for(tmp_path)
-    messages: list[Message] = []
-    async with app.run_test(size=(100, 30), message_hook=messages.append) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         modal = await open_form(pilot, "code")
+        assert modal.query_one("#model", Input).value == ""
         await pilot.press("ctrl+s")
-        assert "What should the agent do?" in str(modal.query_one("#problem", Static).render())
+        assert "What should the agent do?" in modal.problem
         await pilot.press(*"add 2 and 2", "ctrl+s")
-        await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen))
-
-        def said_no_model() -> bool:
-            notices = [m.notification.message for m in messages if isinstance(m, Notify)]
-            return any("no model" in text for text in notices)
-
-        await wait_until(pilot, said_no_model)
+        await wait_until(pilot, lambda: "Model field" in modal.problem)
+        assert app.screen is modal  # kept open, with what was typed
+        assert modal.focused is modal.query_one("#model")
+        assert modal.query_one("#task", Input).value == "add 2 and 2"
+        assert "TUI_AGENT_MODEL or" not in modal.problem.replace("(or set TUI_AGENT_MODEL)", "")
     async with await Store.open(tmp_path / "s.db") as store:
         assert await store.list_sessions() == []
+
+
+async def test_the_model_field_is_prefilled_and_names_the_key_it_needs(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    db = tmp_path / "s.db"
+    settings = Settings(db=db, workspace=tmp_path / "ws", sandbox="local", model="gpt-4o-mini")
+    app = TuiAgentApp(db, settings=settings)
+    async with app.run_test(size=(100, 30)) as pilot:
+        modal = await open_form(pilot, "code")
+        assert modal.query_one("#model", Input).value == "gpt-4o-mini"
+        hint = modal.query_one("#model-hint", Static)
+        await wait_until(pilot, lambda: "OPENAI_API_KEY" in str(hint.content), timeout=120)
+        assert "not set" in str(hint.content)
+
+
+async def test_an_unreachable_page_keeps_the_form_and_a_bare_host_gets_http(
+    tmp_path: Path,
+) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        modal = await open_form(pilot, "scrape")
+        await pilot.press("ctrl+s")
+        assert "Which page?" in modal.problem
+        await pilot.press(*"127.0.0.1:9/list", "tab", *"Extract 3 items", "ctrl+s")
+        url = modal.query_one("#scrape-url", Input)
+        await wait_until(pilot, lambda: "cannot reach" in modal.problem.lower())
+        assert url.value == "http://127.0.0.1:9/list"
+        assert app.screen is modal and modal.focused is url
+        assert modal.query_one("#scrape-task", Input).value == "Extract 3 items"
+
+
+async def test_the_form_opens_on_the_last_kind_started_and_starts_within_80x24(
+    tmp_path: Path,
+) -> None:
+    program = tmp_path / "prog.py"
+    program.write_text("def main():\n    return [{'who': context['who']}]\n")
+    context = tmp_path / "ctx.json"
+    context.write_text('{"who": "Ana"}')
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        modal = await open_form(pilot, "exec")
+        start = modal.query_one("#start")
+        assert start.region.bottom <= 24 and start.region.height > 0  # never below the fold
+        await pilot.press(*str(program))
+        modal.query_one("#exec-context", Input).value = str(context)
+        modal.query_one("#agent-type", Select).value = "transformer"
+        modal.query_one("#args", Input).value = ""
+        await pilot.click("#start")
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionScreen), timeout=30)
+        screen = app.screen
+        assert isinstance(screen, SessionScreen)
+        await wait_until(pilot, lambda: screen.state.status != "running", timeout=30)
+        assert screen.state.items == [{"who": "Ana"}]
+        assert screen.state.agent_type == "transformer"
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await pilot.press("n")
+        await wait_until(pilot, lambda: isinstance(app.screen, NewSessionModal))
+        assert app.screen.kind == "exec"
 
 
 async def test_n_scrapes_a_list_page_with_the_offline_planner(tmp_path: Path) -> None:
@@ -118,7 +174,7 @@ async def test_n_scrapes_a_list_page_with_the_offline_planner(tmp_path: Path) ->
             modal = await open_form(pilot, "scrape")
             assert not modal.query_one("#sandbox-field").display
             await pilot.press("ctrl+s")
-            assert "The URL must start" in str(modal.query_one("#problem", Static).render())
+            assert "Which page?" in modal.problem
             modal.query_one("#scrape-task", Input).value = "Extract 3 items"
             modal.query_one("#planner", Select).value = "offline"
             modal.query_one("#scrape-url", Input).focus()

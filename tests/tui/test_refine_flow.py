@@ -19,6 +19,7 @@ from test_app import posted, stored_events
 from test_feedback_modal import pick_issue, type_into
 from textual.message import Message
 from textual.pilot import Pilot
+from textual.widgets import Static
 
 from tui_agent.config import Settings
 from tui_agent.demo_site import DemoSite
@@ -127,10 +128,16 @@ async def test_feedback_refine_and_accept_by_keyboard(
         assert finished.candidate == diff.candidate
         assert (diff.candidate.name, diff.candidate.version) == ("code", 2)
         assert diff.current is not None and diff.current.content == ORIGINAL
-        assert "price 0% -> 100% (fixed)" in str(diff.query_one("#diff-summary").render())
-        progress = [c for c in screen.query(EntryCard) if c.has_class("refinement-card")]
-        # two attempts, each started, tested and checked, and the outcome
-        assert len(progress) == 7
+        await wait_until(pilot, lambda: bool(diff.query("#diff-summary")))
+        summary = str(diff.query_one("#diff-summary", Static).content)
+        assert summary.split("\n")[0].split() == ["✓", "price", "0%", "→", "100%", "fixed"]
+
+        def progress() -> list[EntryCard]:
+            return [c for c in screen.query(EntryCard) if c.has_class("refinement-card")]
+
+        # two attempts, each started, tested and checked, and the outcome (shown with the
+        # frame after the last of them)
+        await wait_until(pilot, lambda: len(progress()) == 7)
         candidate_card = screen.query(ArtifactCard).last()
         assert candidate_card.has_class("-candidate")
 

@@ -25,11 +25,19 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
 from tui_agent.config import Settings
-from tui_agent.events import FeedbackSubmitted, SessionEnded, VersionDecided
+from tui_agent.events import (
+    Artifact,
+    FeedbackSubmitted,
+    FieldChange,
+    SessionEnded,
+    VersionDecided,
+)
 from tui_agent.tui.app import TuiAgentApp
 from tui_agent.tui.messages import VersionDecisionRecorded
-from tui_agent.tui.screens.diff import DiffScreen
+from tui_agent.tui.screens.confirm import ConfirmModal
+from tui_agent.tui.screens.diff import DiffScreen, changes_from_summary
 from tui_agent.tui.screens.feedback import FeedbackModal
+from tui_agent.tui.screens.refine_flow import feedback_applied
 from tui_agent.tui.screens.session import SessionScreen
 from tui_agent.tui.widgets.diff_view import DiffRow, DiffView, diff_rows, unified_content
 
@@ -90,9 +98,9 @@ async def test_later_keeps_the_candidate_and_reject_records_the_decision_and_its
         await pilot.press("d")
         await wait(pilot, lambda: isinstance(app.screen, DiffScreen))
         view = app.screen.query_one(DiffView)
-        assert view.split
+        assert not view.split  # under SPLIT_WIDTH columns: unified first
         await pilot.press("s")
-        assert not view.split
+        assert view.split
         await pilot.press("escape")
         await wait(pilot, lambda: app.screen is screen)
         assert "The candidate waits for you: d reviews it again." in notices(messages)
@@ -128,6 +136,84 @@ async def test_later_keeps_the_candidate_and_reject_records_the_decision_and_its
     decided = events[-1]
     assert (decided.name, decided.version, decided.accepted) == ("recipe", 2, False)
     assert decided.reason == REASON
+
+
+def test_verdicts_read_from_a_summary_recorded_before_changes_were_kept() -> None:
+    changes = changes_from_summary("price 0% -> 100% (fixed); title 100% -> 60%; url 50% -> 50%")
+    assert [(c.field, c.verdict, c.after) for c in changes] == [
+        ("price", "fixed", 1.0),
+        ("title", "worse", 0.6),
+        ("url", "not fixed", 0.5),
+    ]
+
+
+@pytest.mark.parametrize(("width", "split"), [(100, False), (150, True)])
+async def test_the_review_shows_each_fields_verdict_with_values_before_and_after(
+    db_path: Path, tmp_path: Path, width: int, split: bool
+) -> None:
+    candidate = Artifact(
+        name="code",
+        content="return items",
+        format="python",
+        version=2,
+        origin="refinement attempt 2",
+        candidate=True,
+        changes=[
+            FieldChange(
+                field="price",
+                before=0.0,
+                after=1.0,
+                verdict="fixed",
+                samples=[(None, 249.0), ("", 89.5)],
+            ),
+            FieldChange(
+                field="seller",
+                before=0.5,
+                after=0.75,
+                verdict="changed, not verified",
+                samples=[("Ana", "ANA")],
+            ),
+            FieldChange(field="url", before=1.0, after=0.5, verdict="worse"),
+        ],
+    )
+    original = Artifact(name="code", content="return []", format="python", origin="original")
+    events = at_fixed_times(
+        SESSION, started(), [original, candidate], SessionEnded(status="completed")
+    )
+    await store_events(db_path, events)
+    app = TuiAgentApp(db_path, open_session=SESSION, settings=settings_without_model(tmp_path))
+    async with app.run_test(size=(width, 36)) as pilot:
+        await session_screen(pilot)
+        await pilot.press("d")
+        await wait(pilot, lambda: isinstance(app.screen, DiffScreen))
+        review = app.screen
+        assert review.query_one(DiffView).split is split
+        lines = str(review.query_one("#diff-summary", Static).content).split("\n")
+        assert lines[0].split() == ["✓", "price", "0%", "→", "100%", "fixed"]
+        assert lines[1].split() == ["(empty)", "→", "249.0"]
+        assert lines[3].split() == ["?", "seller", "50%", "→", "75%", "changed,", "not", "verified"]
+        assert lines[4].split() == ['"Ana"', "→", '"ANA"']
+        assert lines[5].split() == ["✗", "url", "100%", "→", "50%", "worse"]
+
+
+async def test_r_says_what_it_runs_and_asks_when_the_feedback_was_applied(
+    refined_db: Path, tmp_path: Path
+) -> None:
+    messages: list[Message] = []
+    app = TuiAgentApp(refined_db, open_session=SESSION, settings=settings_without_model(tmp_path))
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        screen = await session_screen(pilot)
+        assert feedback_applied(screen.state) == "recipe v2 came of it and awaits review (d)"
+        await pilot.press("r")
+        await wait(pilot, lambda: isinstance(app.screen, ConfirmModal))
+        question = str(app.screen.query_one(".question", Static).content)
+        assert question.startswith("Refine price (missing): each corrected selector is tried")
+        assert "already applied: recipe v2 came of it" in question
+        await pilot.press("n")  # nothing runs
+        await wait(pilot, lambda: app.screen is screen)
+        assert not screen.refining
+    events = await stored_events(refined_db, SESSION)
+    assert len(events) == screen.state.event_count
 
 
 def view_focused(review: DiffScreen) -> bool:
@@ -179,6 +265,7 @@ async def test_submit_and_refine_on_a_running_session_keeps_the_feedback(
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         screen = await session_screen(pilot)
         await wait(pilot, lambda: screen.state.analysis is not None)
+        await wait(pilot, lambda: screen.shown_seq == screen.state.last_seq)  # the table shows
         assert screen.check_action("refine", ()) is False
         await pilot.press("tab", "f")
         await wait(pilot, lambda: isinstance(app.screen, FeedbackModal))

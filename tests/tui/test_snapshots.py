@@ -82,7 +82,7 @@ def test_session_live_mid_stream(snap_compare: Any, db_path: Path) -> None:
     async def mid_stream(pilot: Pilot[Any]) -> None:
         def received() -> bool:
             screen = pilot.app.screen
-            return isinstance(screen, SessionScreen) and screen.state.event_count == 12
+            return isinstance(screen, SessionScreen) and screen.shown_seq == 12
 
         await wait_until(pilot, received)
         screen = pilot.app.screen

@@ -74,10 +74,9 @@ async def test_a_task_from_the_form_runs_and_shows_its_context(
     async with app.run_test(size=(120, 40)) as pilot:
         modal = await open_form(pilot, "task")
         await pilot.press("ctrl+s")
-        problem = modal.query_one("#problem", Static)
-        assert "What should the code do?" in str(problem.render())
+        assert "What should the code do?" in modal.problem
         await pilot.press(*"Double n", "tab", *str(tmp_path / "bad.json"), "ctrl+s")
-        assert "must hold a JSON object" in str(problem.render())
+        assert "must hold a JSON object" in modal.problem
         assert isinstance(app.screen, NewSessionModal)  # the form stays, with what was typed
         path = modal.query_one("#task-context")
         path.value = str(tmp_path / "ctx.json")  # type: ignore[attr-defined]

@@ -262,3 +262,20 @@ def test_no_regression_without_a_baseline_or_with_more_items() -> None:
     assert regressions(None, after) == []
     before = analyze_output([{"a": 1}, {"a": None}])
     assert regressions(before, analyze_output([{"a": 1}, {"a": 2}, {"a": None}])) == []
+
+
+# -- a candidate's per-field changes (what the review screen shows) --------------------------
+
+
+def test_a_candidate_keeps_each_fields_verdict_and_values_before_and_after() -> None:
+    from tui_agent.agents.refine.base import field_changes
+
+    before = rows("price", [None, None, "3", "4"], title="t")
+    fixed_price = rows("price", ["1", "2", "3", "4"], title="t")
+    price = check(FieldFeedback(field="price", issue="missing"), before, fixed_price)
+    lost = rows("title", ["t", None, None, None])
+    title = check(FieldFeedback(field="title", issue="wrong"), before, lost)
+    changes = field_changes([price, title], before, fixed_price)
+    assert [(c.field, c.verdict) for c in changes] == [("price", "fixed"), ("title", "worse")]
+    assert changes[0].samples[:2] == [(None, "1"), (None, "2")]
+    assert (changes[1].before, changes[1].after) == (1.0, 0.25)

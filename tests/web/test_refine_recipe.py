@@ -108,6 +108,9 @@ async def test_a_correct_selector_fixes_the_field_with_no_model_call(tmp_path, d
         candidate = json.loads(artifacts[1].content)
         assert candidate["bindings"]["DETAILS_FIELDS"]["price"] == ".field-price"
         assert artifacts[1].summary == "price 0% -> 100% (fixed)"
+        [change] = artifacts[1].changes
+        assert (change.field, change.verdict) == ("price", "fixed")
+        assert change.samples and all(not before and after for before, after in change.samples)
 
         progress = [e for e in events if isinstance(e, RefinementProgress)]
         assert progress[-1].message == "Fixed 1 field"

@@ -33,6 +33,7 @@ from tui_agent.agents.codeact_prompts import (
 )
 from tui_agent.agents.loop_guard import DEFAULT_REPEATS, LoopGuard
 from tui_agent.agents.streaming import StepRun
+from tui_agent.agents.workspace_files import with_written_files, workspace_of
 from tui_agent.analysis.models import AgentType
 from tui_agent.config import ConfigError, Settings
 from tui_agent.events import (
@@ -311,7 +312,7 @@ class _Loop:
                 yield CodeProposed(step=step, code=code, action=action.action)
         await self.starting
         run = StepRun(self.sandbox, ExecuteRequest(code=code, timeout=self.limits.timeout), step)
-        async for event in run.events():
+        async for event in with_written_files(run.events(), workspace_of(self.sandbox)):
             yield event
         result = run.result
         assert result is not None

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tui_agent.agents.streaming import StepRun
+from tui_agent.agents.workspace_files import with_written_files, workspace_of
 from tui_agent.analysis.models import AgentType
 from tui_agent.events import (
     CodeProposed,
@@ -96,7 +97,7 @@ async def run_exec(
         )
     yield CodeProposed(step=1, code=request.code)
     run = StepRun(sandbox, request, step=1)
-    async for event in run.events():
+    async for event in with_written_files(run.events(), workspace_of(sandbox)):
         yield event
     result = run.result
     assert result is not None

@@ -72,6 +72,16 @@ class _Failed(Exception):
         self.kind = kind
 
 
+def page_name(url: str) -> str:
+    """`/panel on 127.0.0.1:8000`: the path first (what tells one page of a site from
+    another, even where a title is cut short), then the host."""
+    parts = urlparse(url)
+    if not parts.netloc:
+        return url
+    query = f"?{parts.query}" if parts.query else ""
+    return f"{parts.path.rstrip('/') or '/'}{query} on {parts.netloc}"
+
+
 def scrape_session(
     url: str,
     task: str,
@@ -124,7 +134,7 @@ def scrape_session(
     limit = max_items if max_items is not None else intent.max_items
     started = SessionStarted(
         kind="scrape",
-        title=f"scrape {urlparse(url).netloc or url}: {task.strip()}",
+        title=f"scrape {page_name(url)}: {task.strip()}",
         model=llm.model if llm else None,
         agent_type="scraper",
         params={

@@ -115,7 +115,7 @@ def check_feedback(
             if not _changed(before, after, name, before_items, items):
                 problems.append("its values did not change")
             else:
-                samples = _samples(before_items or [], items, name)
+                samples = value_samples(before_items or [], items, name)
                 head = f"{name} ({feedback.issue}): {percent(was)} -> {percent(now)}"
                 shown = "; ".join(f"{old!r} -> {new!r}" for old, new in samples)
                 detail = f"{head}, changed, not verified" + (f" ({shown})" if shown else "")
@@ -225,7 +225,7 @@ def _changed(
     return new_examples != old_examples
 
 
-def _samples(before: list[Any], after: list[Any], name: str) -> tuple[tuple[Any, Any], ...]:
+def value_samples(before: list[Any], after: list[Any], name: str) -> tuple[tuple[Any, Any], ...]:
     """(before, after) values of `name` in the first items, the ones that changed first."""
     old, new = _field_values(before, name), _field_values(after, name)
     pairs = list(zip(old, new, strict=False))

@@ -22,7 +22,7 @@ from tui_agent.sandbox.models import ExecuteRequest
 from tui_agent.session import SessionState
 from tui_agent.store import Store
 from tui_agent.tui.commands import BindingCommands
-from tui_agent.tui.messages import NewSessionRequested, SessionRequested
+from tui_agent.tui.messages import NewSessionRequested, SessionOpened, SessionRequested
 from tui_agent.tui.paths import styles_dir
 from tui_agent.tui.replay import Replay
 from tui_agent.tui.screens.approval import ModalApprover
@@ -31,8 +31,10 @@ from tui_agent.tui.screens.new_session import (
     CodeForm,
     NewSessionForm,
     ScrapeForm,
+    StartProblem,
     TaskForm,
     ToolcodeForm,
+    form_problem,
 )
 from tui_agent.tui.screens.refine_flow import REFINE_WORKERS
 from tui_agent.tui.screens.replay import ReplayScreen
@@ -75,6 +77,8 @@ class TuiAgentApp(App[None]):
         self._replay_events = replay_events
         self._replay_session = replay_session
         self._queued: list[tuple[SessionStarted, AsyncIterator[Event], str | None]] = []
+        self._built: dict[int, tuple[SessionStarted, AsyncIterator[Event], str]] = {}
+        """Sessions built from a form, started once the form has closed (by the form's id)."""
 
     async def on_mount(self) -> None:
         try:
@@ -154,19 +158,35 @@ class TuiAgentApp(App[None]):
             return
         await self.push_screen(screen)
 
-    @on(NewSessionRequested)
-    def _new_session(self, message: NewSessionRequested) -> None:
+    def start_form(self, form: NewSessionForm) -> StartProblem | None:
+        """Check that the session the new-session form describes can start (it starts once
+        the form is closed: NewSessionRequested); or say why not and at which field (the form
+        stays open with what was typed)."""
         session_id = new_session_id()
         try:
-            started, agent = self._build_session(message.form, session_id)
+            started, agent = self._build_session(form, session_id)
         except UserError as error:
-            self.notify(str(error), severity="error", timeout=10, markup=False)
-            return
+            return form_problem(form, str(error))
+        self._built[id(form)] = (started, agent, session_id)
+        return None
+
+    @on(NewSessionRequested)
+    def _new_session(self, message: NewSessionRequested) -> None:
+        ready = self._built.pop(id(message.form), None)
+        if ready is None:
+            problem = self.start_form(message.form)
+            if problem is not None:
+                self.notify(problem[0], severity="error", timeout=10, markup=False)
+                return
+            ready = self._built.pop(id(message.form))
+        started, agent, session_id = ready
         self.start_session(started, agent, session_id=session_id)
 
     def _build_session(
         self, form: NewSessionForm, session_id: str
     ) -> tuple[SessionStarted, AsyncIterator[Event]]:
+        model = getattr(form, "model", self.settings.model)
+        settings = self.settings.model_copy(update={"model": model})
         if isinstance(form, TaskForm):
             from tui_agent.agents.task.start import TaskLimits, task_session
             from tui_agent.store.task_cache import TaskCache
@@ -175,7 +195,7 @@ class TuiAgentApp(App[None]):
             started, session = task_session(
                 form.task,
                 form.context,
-                settings=self.settings,
+                settings=settings,
                 session_id=session_id,
                 limits=limits,
                 cache=TaskCache(self.db_path),
@@ -188,7 +208,7 @@ class TuiAgentApp(App[None]):
             return scrape_session(
                 form.url,
                 form.task,
-                settings=self.settings,
+                settings=settings,
                 max_items=form.max_items,
                 planner=form.planner,
             )
@@ -197,7 +217,7 @@ class TuiAgentApp(App[None]):
 
             return toolcode_session(
                 form.task,
-                settings=self.settings,
+                settings=settings,
                 mcp=mcp_config_for(form.mcp_config, self.settings),
                 max_steps=form.max_steps,
                 sandbox_name=form.sandbox,
@@ -206,7 +226,7 @@ class TuiAgentApp(App[None]):
         if isinstance(form, CodeForm):
             return codeact_session(
                 form.task,
-                settings=self.settings,
+                settings=settings,
                 max_steps=form.max_steps,
                 budget=form.budget,
                 approve=form.approve,
@@ -216,6 +236,7 @@ class TuiAgentApp(App[None]):
         request = ExecuteRequest(
             code=form.code,
             args=[decode_arg(arg) for arg in form.args],
+            context=form.context,
             url=form.url,
             timeout=form.timeout,
         )
@@ -225,7 +246,15 @@ class TuiAgentApp(App[None]):
             sandbox_name=form.sandbox,
             workspace=self.settings.workspace,
             model=self.settings.model,
+            agent_type=form.agent_type,  # type: ignore[arg-type]
         )
+
+    @on(SessionOpened)
+    def _session_opened(self, message: SessionOpened) -> None:
+        """Back on the home screen, its cursor goes to the session shown last."""
+        for screen in self.screen_stack:
+            if isinstance(screen, HomeScreen):
+                screen.came_from = message.session_id
 
     @on(SessionRequested)
     async def _session_requested(self, message: SessionRequested) -> None:
@@ -235,6 +264,9 @@ class TuiAgentApp(App[None]):
         worker = event.worker
         if worker.group != SESSION_WORKERS or not worker.is_finished:
             return
+        for screen in self.screen_stack:
+            if isinstance(screen, SessionScreen) and screen.live and screen.live.worker is worker:
+                screen.run_finished()
         if isinstance(self.screen, HomeScreen):
             await self.screen.action_reload()  # the session's final status
         if event.state == WorkerState.ERROR:

@@ -36,19 +36,43 @@ class CommandList(Provider):
 
 
 class BindingCommands(CommandList):
-    """Every enabled binding of the screen the palette was opened on, named by its tooltip."""
+    """Every enabled binding of the screen the palette was opened on, named by what it does
+    (`New: Start a session… (n)`). The app's own bindings are left to Textual's system
+    commands, which already list them (Quit once, not twice)."""
 
     def commands(self) -> Iterator[Command]:
         seen: set[str] = set()
         for active in self.screen.active_bindings.values():
             binding = active.binding
             key = binding.id or binding.action
-            if not active.enabled or not binding.description or key in seen:
+            if active.node is self.app or not active.enabled or not binding.description:
+                continue
+            if key in seen:
                 continue
             seen.add(key)
             run = partial(self.app.run_action, binding.action, active.node)
-            name = f"{binding.tooltip or binding.description} ({self.app.get_key_display(binding)})"
-            yield name, run, binding.description
+            what = binding.description
+            if binding.tooltip and binding.tooltip != what:
+                what = f"{what}: {binding.tooltip}"
+            yield f"{what} ({self.app.get_key_display(binding)})", run, binding.description
+
+
+class NewSessionCommands(CommandList):
+    """`New code session`, `New task session`, … : the new-session form, on that kind."""
+
+    def commands(self) -> Iterator[Command]:
+        screen: HomeScreen = self.screen  # type: ignore[assignment]
+        for kind, help_text in NEW_KINDS:
+            yield f"New {kind} session", partial(screen.action_new, kind), help_text
+
+
+NEW_KINDS = (
+    ("code", "A task for the CodeAct agent"),
+    ("task", "A task and a context for the task executor"),
+    ("toolcode", "Programs that chain MCP tools as Python calls"),
+    ("exec", "Run a Python file in a sandbox"),
+    ("scrape", "Plan a list page, write a verified recipe, extract its items"),
+)
 
 
 class SessionCommands(CommandList):

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Literal
 from textual.message import Message
 
 from tui_agent.events import Artifact, Event, FeedbackSubmitted, VersionDecided
+from tui_agent.session import SessionState
 
 SessionMode = Literal["live", "stored", "replay"]
 
@@ -15,12 +16,14 @@ if TYPE_CHECKING:
     from tui_agent.tui.screens.new_session import NewSessionForm
 
 
-class EventReceived(Message):
-    """One event of a live session, as the runner recorded it (posted to its SessionScreen)."""
+class EventsReceived(Message):
+    """The events a session's runner recorded within one frame, in order, with the runner's
+    state after them (None when they came without one: the screen folds them itself)."""
 
-    def __init__(self, event: Event) -> None:
+    def __init__(self, events: list[Event], state: SessionState | None = None) -> None:
         super().__init__()
-        self.event = event
+        self.events = events
+        self.state = state
 
 
 class SessionRequested(Message):
@@ -33,7 +36,7 @@ class SessionRequested(Message):
 
 
 class NewSessionRequested(Message):
-    """The user filled the new-session form on the home screen."""
+    """The user filled the new-session form on the home screen and its session started."""
 
     def __init__(self, form: NewSessionForm) -> None:
         super().__init__()

@@ -11,6 +11,7 @@ from tui_agent.agents.refine.base import (
     RefinementError,
     RefinementOutcome,
     configured_model,
+    is_recipe_session,
     named_feedback,
 )
 from tui_agent.agents.refine.code_refinement import CodeRefinement
@@ -26,6 +27,7 @@ __all__ = [
     "RefinementOutcome",
     "configured_model",
     "decide",
+    "is_recipe_session",
     "named_feedback",
     "start_refinement",
 ]

@@ -14,9 +14,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from tui_agent.analysis.models import FieldFeedback, OutputAnalysis
-from tui_agent.analysis.resolution import FieldCheck, percent
+from tui_agent.analysis.resolution import FieldCheck, percent, value_samples
 from tui_agent.errors import UserError
-from tui_agent.events import Artifact, ArtifactFormat, Event, RefinementProgress
+from tui_agent.events import (
+    Artifact,
+    ArtifactFormat,
+    ChangeVerdict,
+    Event,
+    FieldChange,
+    RefinementProgress,
+)
 from tui_agent.session import SessionState
 
 if TYPE_CHECKING:
@@ -118,8 +125,16 @@ class Refinement(ABC):
         message = f"Attempt {attempt}/{self.max_attempts}: fixing {named_feedback(remaining)}"
         return self.progress(attempt, message, fixed, remaining)
 
-    def candidate(self, content: str, attempt: int, checks: Sequence[FieldCheck]) -> Artifact:
-        """The candidate Artifact: `content` as the best attempt left it."""
+    def candidate(
+        self,
+        content: str,
+        attempt: int,
+        checks: Sequence[FieldCheck],
+        before_items: Sequence[Any] = (),
+        after_items: Sequence[Any] = (),
+    ) -> Artifact:
+        """The candidate Artifact: `content` as the best attempt left it, with each checked
+        field's verdict and a few of its values before and after."""
         return Artifact(
             name=self.name,
             content=content,
@@ -128,6 +143,7 @@ class Refinement(ABC):
             candidate=True,
             origin=f"refinement attempt {attempt}",
             summary=version_summary(checks),
+            changes=field_changes(checks, list(before_items), list(after_items)),
         )
 
 
@@ -194,6 +210,31 @@ def outcome_message(
     if remaining:
         message += f", {len(remaining)} remaining: {named_feedback(remaining)}"
     return message
+
+
+def change_verdict(check: FieldCheck) -> ChangeVerdict:
+    """fixed, changed (not verified), worse (its coverage went down) or not fixed."""
+    if check.resolved:
+        return "fixed" if check.verified else "changed, not verified"
+    return "worse" if check.after < check.before else "not fixed"
+
+
+def field_changes(
+    checks: Sequence[FieldCheck], before_items: list[Any], after_items: list[Any]
+) -> list[FieldChange]:
+    """Per checked field: coverage before and after, the verdict, a few values before and
+    after (the items that changed first)."""
+    return [
+        FieldChange(
+            field=check.field,
+            issue=check.issue,
+            before=float(check.before),
+            after=float(check.after),
+            verdict=change_verdict(check),
+            samples=list(check.samples or value_samples(before_items, after_items, check.field)),
+        )
+        for check in checks
+    ]
 
 
 def version_summary(checks: Sequence[FieldCheck]) -> str:

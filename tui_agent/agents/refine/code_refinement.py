@@ -162,7 +162,9 @@ class CodeRefinement(Refinement):
         events: list[Event] = []
         candidate: Artifact | None = None
         if best.attempt:
-            candidate = self.candidate(best.code, best.attempt, best.checks)
+            candidate = self.candidate(
+                best.code, best.attempt, best.checks, self.baseline.items, best.items
+            )
             events.append(candidate)
         message = outcome_message(best.fixed, remaining, best.unverified)
         if self.error or self.stalled:

@@ -174,7 +174,9 @@ class RecipeRefinement(Refinement):
         candidate = None
         if best.analysis is not None:
             checks = [self._check(f, best.analysis, best.items) for f in self.feedback]
-            candidate = self.candidate(_dump(best.document), best.attempt, checks)
+            candidate = self.candidate(
+                _dump(best.document), best.attempt, checks, self.before_items, best.items
+            )
             yield candidate
         message = outcome_message(fixed, remaining, unverified)
         message += f" ({error})" if error else ""

@@ -43,3 +43,28 @@ class ConfirmModal(ModalScreen[bool]):
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:
         self.dismiss(False)
+
+
+class CancelRunModal(ConfirmModal):
+    """Ask before cancelling a running agent: a second Escape or `y` confirms, `n` keeps it."""
+
+    BINDINGS = [
+        Binding("y,escape", "confirm", "Cancel it", id="cancel-run.yes", tooltip="Cancel the run"),
+        Binding("n", "cancel", "Keep running", id="cancel-run.no", tooltip="Let it run on"),
+    ]
+
+    def __init__(self, what: str) -> None:
+        super().__init__(
+            "Cancel the running session?",
+            f"{what}\nWhat was recorded so far is kept.\n"
+            "Escape again or y cancels it; n lets it run on.",
+            confirm_label="Cancel it",
+        )
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog") as dialog:
+            dialog.border_title = self._title
+            yield Static(Content(self._question), classes="question")
+            with Horizontal(classes="buttons"):
+                yield Button("Keep running (n)", id="cancel")
+                yield Button("Cancel it (esc / y)", id="confirm", variant="error")

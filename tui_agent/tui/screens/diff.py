@@ -1,5 +1,7 @@
-"""The decision on a candidate version: its diff against the version in use, the per-field
-summary (coverage before -> after), and accept / reject / later.
+"""The decision on a candidate version: per field the check's verdict (fixed, changed but not
+verified, worse, not fixed) with coverage and a few values before -> after, the diff against
+the version in use (unified under SPLIT_WIDTH columns, side by side from there; `s`
+switches), and accept / reject / later.
 
 Rejecting asks for an optional one-line reason first (Enter rejects, Escape goes back to the
 diff). Dismissed with a `Decision`, or None (decide later: Escape).
@@ -7,19 +9,22 @@ diff). Dismissed with a `Decision`, or None (decide later: Escape).
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.reactive import var
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Static
 
-from tui_agent.events import Artifact, RefinementProgress
+from tui_agent.analysis import is_empty
+from tui_agent.events import Artifact, FieldChange, RefinementProgress
 from tui_agent.formatting import artifact_text
 from tui_agent.session import SessionState
 from tui_agent.tui.paths import styles_dir
@@ -34,21 +39,91 @@ def outcome_note(state: SessionState, candidate: Artifact) -> str:
     return notes[0] if notes else ""
 
 
-def summary_content(candidate: Artifact, note: str) -> Content:
-    """One line per field of the candidate's summary (fixed and unverified ones marked), then
-    the note."""
-    parts: list[str | tuple[str, str]] = []
-    for segment in filter(None, (s.strip() for s in candidate.summary.split(";"))):
-        if segment.endswith("(fixed)"):
-            mark, style = ("  ✓ ", "$text-success"), "$text-success"
-        elif "(changed, not verified" in segment:
-            mark, style = ("  ? ", "$text-warning"), "$text-warning"
-        else:
-            mark, style = ("  · ", "$text-muted"), ""
-        parts += [mark, (segment + "\n", style)]
+SPLIT_WIDTH = 140
+"""Terminal columns from which the diff opens side by side (narrower: unified)."""
+VALUE_CHARS = 40
+"""Characters of a value shown before -> after; longer ones are cut."""
+VERDICTS: dict[str, tuple[str, str]] = {
+    "fixed": ("✓", "$text-success"),
+    "changed, not verified": ("?", "$text-warning"),
+    "worse": ("✗", "$text-error"),
+    "not fixed": ("·", "$text-muted"),
+}
+_SEGMENT = re.compile(
+    r"^(?P<field>.+?) (?P<before>\d+)% -> (?P<after>\d+)%(?: \((?P<verdict>.+)\))?$"
+)
+
+
+def shown_value(value: Any) -> str:
+    """A value as one short line: `(empty)`, text in quotes, anything else as JSON."""
+    if is_empty(value):
+        return "(empty)"
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    text = " ".join(text.split())
+    return text if len(text) <= VALUE_CHARS else text[: VALUE_CHARS - 1] + "…"
+
+
+def changes_from_summary(summary: str) -> list[FieldChange]:
+    """The per-field verdicts of a candidate recorded before they were kept as `changes`
+    (read from its summary: "price 0% -> 100% (fixed); title 100% -> 100%"); the values a
+    summary quotes after the verdict ("changed, not verified: 'a' -> 'b', …") are kept as
+    one sample of text."""
+    changes = []
+    for segment in filter(None, (s.strip() for s in summary.split(";"))):
+        match = _SEGMENT.match(segment)
+        if match is None:
+            continue
+        before, after = int(match["before"]) / 100, int(match["after"]) / 100
+        verdict, _, quoted = (match["verdict"] or "").partition(": ")
+        if verdict not in VERDICTS:
+            verdict = "worse" if after < before else "not fixed"
+        samples = [(QUOTED, quoted)] if quoted else []
+        changes.append(
+            FieldChange(
+                field=match["field"], before=before, after=after, verdict=verdict, samples=samples
+            )
+        )
+    return changes
+
+
+QUOTED = "\0quoted"
+"""Marks a sample that is the summary's own text of the values (older candidates)."""
+
+
+def review_content(candidate: Artifact, note: str) -> Content:
+    """Per field of the feedback: the verdict, coverage before -> after and a few values
+    before -> after; then the refinement's last word (`note`)."""
+    changes = candidate.changes or changes_from_summary(candidate.summary)
+    lines: list[Content] = []
+    width = max((len(c.field) for c in changes), default=0)
+    for change in changes:
+        mark, style = VERDICTS[change.verdict]
+        coverage = f"{round(change.before * 100)}% → {round(change.after * 100)}%"
+        lines.append(
+            Content.assemble(
+                (f"{mark} ", style),
+                (f"{change.field:<{width}}", "bold"),
+                f"  {coverage:<12} ",
+                (change.verdict, style),
+            )
+        )
+        for before, after in change.samples:
+            if before == QUOTED:
+                lines.append(Content.styled(" " * (width + 4) + str(after), "$text-muted"))
+                continue
+            lines.append(
+                Content.assemble(
+                    " " * (width + 4),
+                    (shown_value(before), "$text-error" if before != after else "$text-muted"),
+                    (" → ", "$text-muted"),
+                    (shown_value(after), "$text-success" if before != after else "$text-muted"),
+                )
+            )
+    if not changes and candidate.summary:
+        lines.append(Content(candidate.summary))
     if note:
-        parts.append((note, "italic"))
-    return Content.assemble(*parts).rstrip("\n")
+        lines.append(Content.styled(note, "italic"))
+    return Content("\n").join(lines)
 
 
 @dataclass(frozen=True)
@@ -111,12 +186,14 @@ class DiffScreen(ModalScreen[Decision | None]):
         new_label = f"{name} v{candidate.version} (candidate)"
         with Vertical(id="diff-dialog") as dialog:
             dialog.border_title = f"Review {name} v{candidate.version} · {candidate.origin}"
-            yield Static(summary_content(candidate, self.note), id="diff-summary")
+            with VerticalScroll(id="diff-summary-scroll"):
+                yield Static(review_content(candidate, self.note), id="diff-summary")
             yield DiffView(
                 artifact_text(current) if current else "",
                 artifact_text(candidate),
                 old_label,
                 new_label,
+                split=self.app.size.width >= SPLIT_WIDTH,
                 id="diff",
             )
             with Horizontal(id="diff-buttons"):

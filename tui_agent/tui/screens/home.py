@@ -12,7 +12,7 @@ from textual.widgets import DataTable, Footer, Input, Static
 from tui_agent.formatting import display_path
 from tui_agent.session import SessionSummary
 from tui_agent.store import Store, StoreError
-from tui_agent.tui.commands import SessionCommands
+from tui_agent.tui.commands import NewSessionCommands, SessionCommands
 from tui_agent.tui.messages import NewSessionRequested, SessionDeleted, SessionRequested
 from tui_agent.tui.screens.confirm import ConfirmModal
 from tui_agent.tui.screens.new_session import NewSessionForm, NewSessionModal
@@ -39,7 +39,7 @@ def matches(summary: SessionSummary, query: str) -> bool:
 class HomeScreen(Screen[None]):
     """Sessions, newest first. Enter opens, r replays, d deletes (after asking), / filters."""
 
-    COMMANDS = {SessionCommands}
+    COMMANDS = {NewSessionCommands, SessionCommands}
     BINDINGS = [
         Binding("n", "new", "New", id="home.new", tooltip="Start a session: a task or a file"),
         Binding("r", "replay", "Replay", id="home.replay", tooltip="Replay the session"),
@@ -71,6 +71,8 @@ class HomeScreen(Screen[None]):
         self.default_sandbox = default_sandbox
         self.model = model
         self.summaries: list[SessionSummary] = []
+        self.came_from: str | None = None
+        """The session last opened from here: the cursor goes back to it."""
 
     def compose(self) -> ComposeResult:
         yield Static("tui-agent · sessions", id="home-title")
@@ -107,7 +109,8 @@ class HomeScreen(Screen[None]):
 
     def _show(self) -> None:
         visible = self.visible
-        self.table.show(visible)
+        self.table.show(visible, select=self.came_from)
+        self.came_from = None
         empty = self.query_one("#empty", Static)
         self.table.display = bool(visible)
         empty.display = not visible
@@ -158,14 +161,17 @@ class HomeScreen(Screen[None]):
     def _row_highlighted(self) -> None:
         self.refresh_bindings()
 
-    def action_new(self) -> None:
-        """Ask what to run, then let the app start it."""
+    def action_new(self, kind: str | None = None) -> None:
+        """Ask what to run (on the form of `kind`, or the last kind used); the app starts it
+        from the form, which stays open with what was typed when it cannot."""
 
         def chosen(form: NewSessionForm | None) -> None:
             if form is not None:
                 self.post_message(NewSessionRequested(form))
 
-        self.app.push_screen(NewSessionModal(self.default_sandbox, self.model), chosen)
+        starter = getattr(self.app, "start_form", None)
+        modal = NewSessionModal(self.default_sandbox, self.model, kind=kind, starter=starter)
+        self.app.push_screen(modal, chosen)
 
     def action_replay(self) -> None:
         if (session_id := self.table.selected_id) is not None:

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Static
 
@@ -27,6 +29,65 @@ KINDS = [
     ("scrape: plan a list page, write a verified recipe, extract its items", "scrape"),
 ]
 URL_SCHEMES = ("http://", "https://", "file://")
+AGENT_TYPES = ("scraper", "transformer", "analyzer", "api-client", "generic")
+MODEL_KINDS = ("code", "task", "toolcode", "scrape")
+"""Kinds whose form has the model field."""
+StartProblem = tuple[str, str | None]
+"""Why a filled form could not start: the message and the field it is about (None: the form)."""
+
+
+SHELL_ADVICE = {
+    "pass --model or set TUI_AGENT_MODEL": "type one in the Model field",
+    "--planner llm": "the llm planner",
+    "--max-items": "max items",
+}
+"""Command-line advice in errors, as the form says it."""
+
+
+def form_problem(form: NewSessionForm, message: str) -> StartProblem:
+    """An error that stopped `form`'s session from starting, in the form's words, with the
+    field it is about (None: the form as a whole)."""
+    for advice, instead in SHELL_ADVICE.items():
+        message = message.replace(advice, instead)
+    lowered = message.lower()
+    url_field = "#scrape-url" if isinstance(form, ScrapeForm) else "#url"
+    if isinstance(form, ToolcodeForm) and ("mcp" in lowered or "server" in lowered):
+        field: str | None = "#toolcode-mcp"
+    elif "model" in lowered or "api key" in lowered or "_api_key" in lowered:
+        field = "#model" if not isinstance(form, ExecForm) else None
+    elif "reach" in lowered or "url" in lowered or "chromium" in lowered:
+        field = url_field if isinstance(form, ScrapeForm | ExecForm) else None
+    elif "sandbox" in lowered or "docker" in lowered or "bubblewrap" in lowered:
+        field = "#sandbox" if not isinstance(form, ScrapeForm) else None
+    else:
+        field = None
+    return message[:1].upper() + message[1:], field
+
+
+def with_scheme(url: str) -> str:
+    """`url`, with `http://` added to a bare host (`127.0.0.1:8000/panel`, `localhost`)."""
+    if not url or url.startswith(URL_SCHEMES) or "://" in url or " " in url:
+        return url
+    return f"http://{url}"
+
+
+def model_hint(model: str) -> str:
+    """Which key variable `model` needs and whether it is set (litellm asked offline)."""
+    from tui_agent.llm.errors import LLMError
+    from tui_agent.llm.provider import missing_key_variables, resolve_provider
+
+    if not model:
+        return "no model: code and task sessions and the llm planner need one"
+    try:
+        _, provider = resolve_provider(model, None)
+        missing = missing_key_variables(model, None)
+    except LLMError as error:
+        return str(error)
+    except Exception:  # litellm's own checks: say nothing rather than guess
+        return f"provider {model.split('/')[0]}"
+    if missing:
+        return f"{provider}: needs {', '.join(missing)} (not set in this shell)"
+    return f"{provider}: its key variable is set" if provider != "ollama" else "ollama: no key"
 
 
 @dataclass(frozen=True)
@@ -39,6 +100,8 @@ class ExecForm:
     url: str | None
     timeout: float
     sandbox: str
+    agent_type: str | None = None
+    context: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -50,6 +113,7 @@ class CodeForm:
     budget: float | None
     approve: bool
     sandbox: str
+    model: str | None = None
 
 
 @dataclass(frozen=True)
@@ -64,6 +128,7 @@ class TaskForm:
     budget: float | None
     use_cache: bool
     sandbox: str
+    model: str | None = None
 
 
 @dataclass(frozen=True)
@@ -74,6 +139,7 @@ class ScrapeForm:
     task: str
     planner: Planner
     max_items: int | None
+    model: str | None = None
 
 
 @dataclass(frozen=True)
@@ -84,6 +150,7 @@ class ToolcodeForm:
     mcp_config: Path | None
     max_steps: int
     sandbox: str
+    model: str | None = None
 
 
 NewSessionForm = ExecForm | CodeForm | TaskForm | ScrapeForm | ToolcodeForm
@@ -97,50 +164,68 @@ class NewSessionModal(ModalScreen[NewSessionForm | None]):
         Binding("escape", "cancel", "Cancel", id="new.cancel", tooltip="Start nothing"),
     ]
 
-    def __init__(self, default_sandbox: str = "auto", model: str | None = None) -> None:
+    last_kind = "code"
+    """The kind of the last session started from this form: it opens on it next time."""
+
+    def __init__(
+        self,
+        default_sandbox: str = "auto",
+        model: str | None = None,
+        kind: str | None = None,
+        starter: Callable[[NewSessionForm], StartProblem | None] | None = None,
+    ) -> None:
         super().__init__(classes="new-session-modal")
         self._default_sandbox = default_sandbox
         self._model = model
+        self._kind = kind or NewSessionModal.last_kind
+        self._starter = starter
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(classes="dialog") as dialog:
+        with Vertical(classes="dialog") as dialog:
             dialog.border_title = "New session"
-            yield Select(KINDS, value="code", allow_blank=False, id="kind")
-            with Vertical(id="code-form", classes="form"):
-                yield Label(f"Task for the agent (model: {self._model or 'none set'})")
-                yield Input(placeholder="Calculate compound interest on 15k at 6%…", id="task")
-                with Horizontal(classes="row"):
-                    with Vertical(classes="cell"):
-                        yield Label("Max steps")
-                        yield Input("10", id="max-steps", type="integer")
-                    with Vertical(classes="cell"):
-                        yield Label("Budget USD (optional)")
-                        yield Input(id="budget", type="number")
-                yield Checkbox("Ask before each run (always on for local)", id="approve")
-            with Vertical(id="task-form", classes="form"):
-                yield from self._task_fields()
-            with Vertical(id="toolcode-form", classes="form"):
-                yield from self._toolcode_fields()
-            with Vertical(id="exec-form", classes="form"):
-                yield from self._exec_fields()
-            with Vertical(id="scrape-form", classes="form"):
-                yield from self._scrape_fields()
-            with Vertical(id="sandbox-field"):
-                yield Label("Sandbox")
-                yield Select(
-                    [(name, name) for name in SANDBOXES],
-                    value=self._default_sandbox,
-                    allow_blank=False,
-                    id="sandbox",
-                )
-            yield Static(id="problem")
+            with VerticalScroll(classes="fields"):
+                yield from self._fields()
             with Horizontal(classes="buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button("Start (ctrl+s)", id="start", variant="primary")
         yield Footer()
 
+    def _fields(self) -> ComposeResult:
+        yield Select(KINDS, value=self._kind, allow_blank=False, id="kind")
+        with Vertical(id="model-field"):
+            yield Label("Model (litellm name, e.g. gpt-4o-mini, ollama/qwen2.5-coder)")
+            yield Input(self._model or "", placeholder="(none set) e.g. gpt-4o-mini", id="model")
+            yield Static(id="model-hint", classes="hint")
+        with Vertical(id="code-form", classes="form"):
+            yield Label("Task for the agent")
+            yield Input(placeholder="Calculate compound interest on 15k at 6%…", id="task")
+            with Horizontal(classes="row"):
+                with Vertical(classes="cell"):
+                    yield Label("Max steps")
+                    yield Input("10", id="max-steps", type="integer")
+                with Vertical(classes="cell"):
+                    yield Label("Budget USD (optional)")
+                    yield Input(id="budget", type="number")
+            yield Checkbox("Ask before each run (always on for local)", id="approve")
+        with Vertical(id="task-form", classes="form"):
+            yield from self._task_fields()
+        with Vertical(id="toolcode-form", classes="form"):
+            yield from self._toolcode_fields()
+        with Vertical(id="exec-form", classes="form"):
+            yield from self._exec_fields()
+        with Vertical(id="scrape-form", classes="form"):
+            yield from self._scrape_fields()
+        with Vertical(id="sandbox-field"):
+            yield Label("Sandbox")
+            yield Select(
+                [(name, name) for name in SANDBOXES],
+                value=self._default_sandbox,
+                allow_blank=False,
+                id="sandbox",
+            )
+
     def _task_fields(self) -> ComposeResult:
-        yield Label(f"Task (model: {self._model or 'none set'})")
+        yield Label("Task")
         yield Input(placeholder="Calculate the discount: 10% if total > 1000", id="task-prompt")
         yield Label("Context: a JSON file holding an object (optional)")
         yield Input(placeholder="path/to/context.json", id="task-context")
@@ -171,19 +256,32 @@ class NewSessionModal(ModalScreen[NewSessionForm | None]):
         yield Input(placeholder="path/to/program.py", id="path")
         yield Label("Arguments for main() (JSON literals are decoded)")
         yield Input(placeholder='5 "text" [1, 2]', id="args")
+        yield Label("Context: a JSON file holding an object, passed in as context (optional)")
+        yield Input(placeholder="path/to/context.json", id="exec-context")
         yield Label("URL to render in Chromium (optional: passes url and html in)")
-        yield Input(placeholder="https://…", id="url")
-        yield Label("Timeout (seconds)")
-        yield Input("30", id="timeout", type="number")
+        yield Input(placeholder="http://127.0.0.1:8000/panel", id="url")
+        with Horizontal(classes="row"):
+            with Vertical(classes="cell"):
+                yield Label("What the code does (feedback follows it)")
+                yield Select(
+                    [("auto: scraper with a URL, else generic", "auto")]
+                    + [(name, name) for name in AGENT_TYPES],
+                    value="auto",
+                    allow_blank=False,
+                    id="agent-type",
+                )
+            with Vertical(classes="cell"):
+                yield Label("Timeout (seconds)")
+                yield Input("30", id="timeout", type="number")
 
     def _scrape_fields(self) -> ComposeResult:
         yield Label("List page URL")
         yield Input(placeholder="http://127.0.0.1:8000/panel", id="scrape-url")
         yield Label("What to extract")
-        yield Input("Extract 20 items", id="scrape-task")
+        yield Input(placeholder="Extract 20 items", id="scrape-task")
         with Horizontal(classes="row"):
             with Vertical(classes="cell"):
-                yield Label(f"Planner (model: {self._model or 'none set'})")
+                yield Label("Planner (auto: the model when there is one)")
                 yield Select(
                     [(name, name) for name in PLANNERS],
                     value="auto",
@@ -195,7 +293,8 @@ class NewSessionModal(ModalScreen[NewSessionForm | None]):
                 yield Input(id="max-items", type="integer")
 
     def on_mount(self) -> None:
-        self._show_kind("code")
+        self._show_kind(self._kind)
+        self._explain_model(self._value("#model"))
 
     @property
     def kind(self) -> str:
@@ -206,13 +305,14 @@ class NewSessionModal(ModalScreen[NewSessionForm | None]):
         self._show_kind(str(event.value))
 
     def _show_kind(self, kind: str) -> None:
+        self.query_one("#model-field").display = kind in MODEL_KINDS
         self.query_one("#code-form").display = kind == "code"
         self.query_one("#task-form").display = kind == "task"
         self.query_one("#toolcode-form").display = kind == "toolcode"
         self.query_one("#exec-form").display = kind == "exec"
         self.query_one("#scrape-form").display = kind == "scrape"
         self.query_one("#sandbox-field").display = kind != "scrape"
-        self.query_one("#problem", Static).update("")
+        self._clear_problem()
         first = {
             "code": "#task",
             "task": "#task-prompt",
@@ -225,9 +325,27 @@ class NewSessionModal(ModalScreen[NewSessionForm | None]):
     def _value(self, selector: str) -> str:
         return self.query_one(selector, Input).value.strip()
 
-    def _problem(self, text: str, focus: str) -> None:
-        self.query_one("#problem", Static).update(text)
-        self.query_one(focus).focus()
+    @property
+    def problem(self) -> str:
+        """What the form says is wrong now ("" when nothing)."""
+        return "\n".join(str(p.content) for p in self.query(".field-error").results(Static))
+
+    def _clear_problem(self) -> None:
+        self.query(".field-error").remove()
+
+    def _problem(self, text: str, focus: str | None) -> None:
+        """Say what is wrong right under the field (`focus`, which gets the focus), or above
+        the buttons; the form and everything typed in it stay."""
+        self._clear_problem()
+        error = Static(Content(text), classes="field-error")
+        if focus is None:
+            self.query_one(".fields").mount(error)
+        else:
+            field = self.query_one(focus)
+            assert field.parent is not None
+            field.parent.mount(error, after=field)
+            field.focus()
+        self.call_after_refresh(error.scroll_visible, animate=False)
 
     def read_form(self) -> NewSessionForm | None:
         """The chosen form, or None after showing what is wrong."""
@@ -270,7 +388,17 @@ class NewSessionModal(ModalScreen[NewSessionForm | None]):
             return None
         timeout, attempts, budget = numbers
         use_cache = self.query_one("#task-cache", Checkbox).value
-        return TaskForm(task, context, path, timeout, attempts, budget, use_cache, self._sandbox())
+        return TaskForm(
+            task,
+            context,
+            path,
+            timeout,
+            attempts,
+            budget,
+            use_cache,
+            self._sandbox(),
+            self._model_name(),
+        )
 
     def _task_numbers(self) -> tuple[float, int, float | None] | None:
         """Timeout, max attempts and budget, or None after saying which is wrong."""
@@ -315,12 +443,15 @@ class NewSessionModal(ModalScreen[NewSessionForm | None]):
         if max_steps < 1:
             self._problem("Max steps is a whole number, at least 1.", "#toolcode-steps")
             return None
-        return ToolcodeForm(task, path, max_steps, self._sandbox())
+        return ToolcodeForm(task, path, max_steps, self._sandbox(), self._model_name())
 
     def _read_scrape(self) -> ScrapeForm | None:
-        url = self._value("#scrape-url")
+        url = self._url("#scrape-url")
         if not url.startswith(URL_SCHEMES):
-            self._problem("The URL must start with http://, https:// or file://", "#scrape-url")
+            self._problem(
+                "Which page? A URL (http://, https://, file://) or a host and path.",
+                "#scrape-url",
+            )
             return None
         task = self._value("#scrape-task")
         if not task:
@@ -336,7 +467,7 @@ class NewSessionModal(ModalScreen[NewSessionForm | None]):
             return None
         chosen = self.query_one("#planner", Select).value
         planner = next(name for name in PLANNERS if name == chosen)
-        return ScrapeForm(url, task, planner, max_items)
+        return ScrapeForm(url, task, planner, max_items, self._model_name())
 
     def _read_code(self) -> CodeForm | None:
         task = self._value("#task")
@@ -359,10 +490,57 @@ class NewSessionModal(ModalScreen[NewSessionForm | None]):
             self._problem("The budget is a positive amount of USD, or empty.", "#budget")
             return None
         approve = self.query_one("#approve", Checkbox).value
-        return CodeForm(task, max_steps, budget, approve, self._sandbox())
+        return CodeForm(task, max_steps, budget, approve, self._sandbox(), self._model_name())
 
     def _sandbox(self) -> str:
         return str(self.query_one("#sandbox", Select).value)
+
+    def _model_name(self) -> str | None:
+        return self._value("#model") or None
+
+    def _url(self, selector: str) -> str:
+        """The URL typed in `selector`, with `http://` added to a bare host (shown so)."""
+        field = self.query_one(selector, Input)
+        url = with_scheme(field.value.strip())
+        if url != field.value.strip():
+            field.value = url
+        return url
+
+    def _json_object(self, selector: str) -> tuple[bool, dict[str, Any] | None]:
+        """(ok, the object) read from the JSON file named in `selector` (None: left empty)."""
+        text = self._value(selector)
+        if not text:
+            return True, None
+        path = Path(text).expanduser()
+        try:
+            value = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            why = getattr(exc, "strerror", None) or exc
+            self._problem(f"Cannot read {path}: {why}", selector)
+            return False, None
+        except json.JSONDecodeError as exc:
+            where = f"line {exc.lineno} column {exc.colno}"
+            self._problem(f"{path} is not valid JSON: {exc.msg} at {where}", selector)
+            return False, None
+        if not isinstance(value, dict):
+            self._problem(f"{path} must hold a JSON object", selector)
+            return False, None
+        return True, value
+
+    @on(Input.Changed, "#model")
+    def _model_changed(self, event: Input.Changed) -> None:
+        self._explain_model(event.value.strip())
+
+    @work(thread=True, exclusive=True, group="model-hint")
+    def _explain_model(self, model: str) -> None:
+        """Which key variable the model needs (litellm is slow to import: in a thread)."""
+        hint = model_hint(model)
+
+        def show() -> None:
+            if self._value("#model") == model:  # an older answer never hides a newer one
+                self.query_one("#model-hint", Static).update(Content(hint))
+
+        self.app.call_from_thread(show)
 
     def _read_exec(self) -> ExecForm | None:
         path = Path(self._value("#path")).expanduser()
@@ -379,7 +557,7 @@ class NewSessionModal(ModalScreen[NewSessionForm | None]):
         except ValueError as exc:
             self._problem(f"Arguments: {exc}", "#args")
             return None
-        url = self._value("#url") or None
+        url = self._url("#url") or None
         if url is not None and not url.startswith(URL_SCHEMES):
             self._problem("The URL must start with http://, https:// or file://", "#url")
             return None
@@ -390,14 +568,28 @@ class NewSessionModal(ModalScreen[NewSessionForm | None]):
         if timeout <= 0:
             self._problem("The timeout is a positive number of seconds.", "#timeout")
             return None
-        return ExecForm(path, code, args, url, timeout, self._sandbox())
+        ok, context = self._json_object("#exec-context")
+        if not ok:
+            return None
+        chosen = str(self.query_one("#agent-type", Select).value)
+        agent_type = None if chosen == "auto" else chosen
+        return ExecForm(path, code, args, url, timeout, self._sandbox(), agent_type, context)
 
     @on(Input.Submitted)
     @on(Button.Pressed, "#start")
     def action_start(self) -> None:
+        """Start the session; whatever stops it is said at its field and the form stays."""
+        self._clear_problem()
         form = self.read_form()
-        if form is not None:
-            self.dismiss(form)
+        if form is None:
+            return
+        problem = self._starter(form) if self._starter is not None else None
+        if problem is not None:
+            text, field = problem
+            self._problem(text, field)
+            return
+        NewSessionModal.last_kind = self.kind
+        self.dismiss(form)
 
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:

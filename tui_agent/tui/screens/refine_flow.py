@@ -3,7 +3,8 @@
 `r` refines the session with its last feedback in a worker (its events stream into the pane
 through a SessionRunner, as any other event), and the candidate it ends with is reviewed in
 the DiffScreen and accepted or rejected (`d` reopens it); the decision is recorded, and an
-accepted version re-run, in a worker too.
+accepted version re-run, in a worker too. `r` says what it will run (the model, the sandbox
+or Chromium) and asks first when that feedback was already acted on.
 """
 
 from __future__ import annotations
@@ -15,18 +16,29 @@ from typing import TYPE_CHECKING
 from textual.worker import Worker
 
 from tui_agent.agents.refine import (
+    MAX_ATTEMPTS,
     RefinementError,
     configured_model,
     decide,
+    is_recipe_session,
     named_feedback,
     start_refinement,
 )
 from tui_agent.analysis.models import FieldFeedback
 from tui_agent.config import Settings
-from tui_agent.events import Artifact, Error, Event, FeedbackSubmitted, Log, VersionDecided
+from tui_agent.events import (
+    Artifact,
+    Error,
+    Event,
+    FeedbackSubmitted,
+    Log,
+    RefinementProgress,
+    VersionDecided,
+)
 from tui_agent.recorder import SessionRunner
 from tui_agent.session import SessionState
 from tui_agent.tui.messages import RefinementFinished, VersionDecisionRecorded
+from tui_agent.tui.screens.confirm import ConfirmModal
 from tui_agent.tui.screens.diff import Decision, DiffScreen, outcome_note
 from tui_agent.tui.widgets.artifact_card import pending_candidates
 
@@ -41,6 +53,39 @@ def latest_feedback(state: SessionState) -> list[FieldFeedback]:
     """The feedback of the session's last FeedbackSubmitted (what `r` refines with)."""
     submitted = [e for e in state.timeline if isinstance(e, FeedbackSubmitted)]
     return list(submitted[-1].feedback) if submitted else []
+
+
+def feedback_applied(state: SessionState) -> str | None:
+    """How the session's last feedback was already acted on (None: not yet)."""
+    timeline = state.timeline
+    last = max((i for i, e in enumerate(timeline) if isinstance(e, FeedbackSubmitted)), default=-1)
+    after = timeline[last + 1 :] if last >= 0 else []
+    decided = [e for e in after if isinstance(e, VersionDecided)]
+    if decided:
+        verb = "accepted" if decided[-1].accepted else "rejected"
+        return f"{decided[-1].name} v{decided[-1].version} came of it and was {verb}"
+    candidates = [e for e in after if isinstance(e, Artifact) and e.candidate]
+    if candidates:
+        return f"{candidates[-1].name} v{candidates[-1].version} came of it and awaits review (d)"
+    if any(isinstance(e, RefinementProgress) for e in after):
+        return "a refinement already ran with it"
+    return None
+
+
+def refine_plan(state: SessionState, feedback: list[FieldFeedback], settings: Settings) -> str:
+    """What `r` will run, in one sentence: the model, the sandbox or Chromium."""
+    fields = named_feedback(feedback) or "the fields of the feedback"
+    model = settings.model
+    if is_recipe_session(state):
+        url = state.test_context.get("url") or "the session's page"
+        asks = f"; the model {model} proposes selectors" if model else ""
+        return f"Refine {fields}: each corrected selector is tried in Chromium on {url}{asks}."
+    if not model:
+        return f"Refine {fields}: this needs a model (set TUI_AGENT_MODEL or model in config)."
+    return (
+        f"Refine {fields} with {model}: up to {MAX_ATTEMPTS} attempts, each re-runs the code "
+        f"in the {settings.sandbox} sandbox."
+    )
 
 
 class RefineFlow:
@@ -59,11 +104,30 @@ class RefineFlow:
         return any(w.group == REFINE_WORKERS and not w.is_finished for w in self.workers)
 
     async def action_refine(self: SessionScreen) -> None:
-        """Submit any pending feedback, then refine with the last feedback in a worker."""
+        """Submit any pending feedback, then refine with the last feedback in a worker; when
+        that feedback was already acted on, ask first."""
         if not self.recordable:  # a live agent still runs: the feedback is kept for later
             await self.action_submit_feedback()
             self.notify("Refine (r) once the agent has finished.", severity="warning")
             return
+        applied = None if self._pending else feedback_applied(self.state)
+        if applied is None:
+            self._start_refinement()
+            return
+        feedback = latest_feedback(self.state)
+        question = (
+            f"{refine_plan(self.state, feedback, self.settings)}\n\n"
+            f"This feedback was already applied: {applied}. Run it again?"
+        )
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._start_refinement()
+
+        modal = ConfirmModal("Refine again?", question, confirm_label="Refine again")
+        self.app.push_screen(modal, answered)
+
+    def _start_refinement(self: SessionScreen) -> None:
         self.run_worker(self._refine(), group=REFINE_WORKERS, exclusive=True, exit_on_error=False)
         self.refresh_bindings()
 
@@ -79,7 +143,8 @@ class RefineFlow:
             why = f"{error} ({problem})" if problem else str(error)
             self.notify(why, severity="error", timeout=10, markup=False)
             return
-        self.notify(f"Refining {named_feedback(feedback)}; the attempts follow here.", markup=False)
+        plan = refine_plan(runner.state, feedback, self.settings)
+        self.notify(f"{plan} The attempts follow here.", markup=False)
         finished = await self._record(runner, refinement.run(), "refinement")
         outcome = refinement.outcome
         if not finished or outcome is None:

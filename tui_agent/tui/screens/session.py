@@ -1,14 +1,17 @@
 """The session screen: stream pane, items table and status line over one SessionState.
 
-Live, the app's worker runs a SessionRunner whose listener posts `EventReceived` here; each
-event is folded into this screen's own state and the widgets catch up once per burst. A
-stored session is shown as `fold(events)`. Feedback collected on the items table is recorded
-as one FeedbackSubmitted event through a SessionRunner; `r` then refines the session with it
-and `d` reviews the candidate (the refine flow, in refine_flow.py).
+Live, the app's worker runs a SessionRunner whose listener hands each event here; the screen
+shows the runner's own folded state (it never folds again) and the events of one frame reach
+it as one `EventsReceived`, so the widgets catch up at most once per FRAME however fast the
+agent goes. A stored session is shown as `fold(events)`. Feedback collected on the items
+table is recorded as one FeedbackSubmitted event through a SessionRunner; `r` then refines
+the session with it and `d` reviews the candidate (the refine flow, in refine_flow.py).
+Escape on a running session asks before cancelling it; `p` shows the strategy and recipe.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -18,28 +21,33 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer, Static
 from textual.worker import Worker
 
 from tui_agent.analysis.models import FieldDefinition, FieldFeedback
-from tui_agent.events import Event, FeedbackSubmitted
+from tui_agent.events import Artifact, Event, FeedbackSubmitted
 from tui_agent.recorder import SessionRunner
 from tui_agent.session import SessionState
 from tui_agent.store import Store, StoreError
 from tui_agent.tui.current_logic import current_logic
 from tui_agent.tui.messages import (
-    EventReceived,
+    EventsReceived,
     FeedbackRecorded,
     LiveSessionCancelled,
     SessionMode,
     SessionOpened,
 )
+from tui_agent.tui.screens.confirm import CancelRunModal
 from tui_agent.tui.screens.feedback import FeedbackModal, FeedbackResult
+from tui_agent.tui.screens.image import ImageScreen
+from tui_agent.tui.screens.pinned import PINNED, PinnedScreen, pinned_artifacts
 from tui_agent.tui.screens.refine_flow import RefineFlow, latest_feedback
 from tui_agent.tui.widgets.artifact_card import pending_candidates
 from tui_agent.tui.widgets.context_panel import ContextPanel
+from tui_agent.tui.widgets.files_view import ImagePreview, load_image
 from tui_agent.tui.widgets.items_table import ItemsTable
-from tui_agent.tui.widgets.status_line import StatusLine
+from tui_agent.tui.widgets.status_line import StatusLine, status_content
 from tui_agent.tui.widgets.stream_pane import StreamPane
 
 
@@ -55,10 +63,23 @@ class LiveRun:
         return not self.worker.is_finished
 
 
-def title_line(kind: str, title: str, session_id: str, prefix: str = "") -> Content:
-    """`kind · title  id` for the top line of a session screen (the title is not markup)."""
+FRAME = 1 / 6
+"""Shortest time between two renders of a live session: the events of one frame are shown
+together (a reader follows no faster, and the agent shares this process)."""
+QUIET_STATUSES = ("running", "completed")
+"""Statuses the title line does not repeat (the status line shows them)."""
+
+
+def title_line(
+    kind: str, title: str, session_id: str, prefix: str = "", status: str = "running"
+) -> Content:
+    """`kind · title  id` for the top line of a session screen (the title is not markup),
+    with `● cancelled` (or how else it ended) when it did not complete."""
     head = " · ".join(part for part in (prefix, kind, title) if part) or "session"
-    return Content.assemble((head, "bold"), "  ", (session_id, "dim"))
+    parts: list[str | Content | tuple[str, str]] = [(head, "bold"), "  ", (session_id, "dim")]
+    if status not in QUIET_STATUSES:
+        parts += ["  ", status_content(status)]
+    return Content.assemble(*parts)
 
 
 class SessionScreen(RefineFlow, Screen[None]):
@@ -66,11 +87,18 @@ class SessionScreen(RefineFlow, Screen[None]):
 
     BINDINGS = [
         Binding(
+            "tab",
+            "app.focus_next",
+            "Pane",
+            id="session.next-pane",
+            tooltip="Move between the stream pane and the items table",
+        ),
+        Binding(
             "escape",
             "back",
             "Back",
             id="session.back",
-            tooltip="Back to the sessions list (cancels a running agent)",
+            tooltip="Back to the sessions list (on a running agent: asks, then cancels it)",
         ),
         Binding(
             "s",
@@ -93,6 +121,13 @@ class SessionScreen(RefineFlow, Screen[None]):
             id="session.review",
             tooltip="Show the diff of the version waiting for your decision: accept or reject",
         ),
+        Binding(
+            "p",
+            "pinned",
+            "Plan",
+            id="session.pinned",
+            tooltip="The strategy and the recipe in use, whole",
+        ),
     ]
 
     mode: SessionMode = "stored"
@@ -113,15 +148,22 @@ class SessionScreen(RefineFlow, Screen[None]):
             self.mode = "live"
         self._clock = clock
         self._pending: list[FieldFeedback] = []
-        self._render_scheduled = False
         self._items_key: tuple[int, int, int] | None = None
+        self._bindings_key: tuple[object, ...] | None = None
+        self._inbox: list[Event] = []
+        self._inbox_state: SessionState | None = None
+        self._frame_timer: Timer | None = None
+        self._next_frame = 0.0
+        self.shown_seq = 0
+        """The `seq` of the last event the widgets show (a frame may still be on its way)."""
 
     @classmethod
     def live_session(
         cls, store: Store, live: LiveRun, *, clock: Callable[[], float]
     ) -> SessionScreen:
-        """A screen fed by `live.runner` (attach `post_event` as its listener)."""
-        return cls(store, SessionState(session_id=live.runner.session_id), clock=clock, live=live)
+        """A screen fed by `live.runner` (attach `post_event` as its listener): it shows the
+        runner's own state."""
+        return cls(store, live.runner.state, clock=clock, live=live)
 
     @property
     def session_id(self) -> str:
@@ -159,23 +201,48 @@ class SessionScreen(RefineFlow, Screen[None]):
         self.query_one(StreamPane).focus()
         self.post_message(SessionOpened(self.session_id, self.mode))
 
-    def post_event(self, event: Event, _state: SessionState | None = None) -> None:
-        """A SessionRunner listener: hand one recorded event to this screen."""
-        self.post_message(EventReceived(event))
+    def post_event(self, event: Event, state: SessionState | None = None) -> None:
+        """A SessionRunner listener: one recorded event and the runner's state after it.
 
-    @on(EventReceived)
-    def apply_event(self, message: EventReceived) -> None:
-        self.state.apply(message.event)
-        if not self._render_scheduled:
-            self._render_scheduled = True
-            self.call_later(self.render_state)
+        The events are held until the next frame is due, then posted as one EventsReceived.
+        """
+        self._inbox.append(event)
+        if state is not None:
+            self._inbox_state = state
+        if self._frame_timer is not None:
+            return
+        wait = self._next_frame - time.monotonic()
+        if wait > 0:
+            self._frame_timer = self.set_timer(wait, self._post_frame)
+        else:
+            self._post_frame()
+
+    def _post_frame(self) -> None:
+        self._frame_timer = None
+        self._next_frame = time.monotonic() + FRAME
+        events, self._inbox = self._inbox, []
+        state, self._inbox_state = self._inbox_state, None
+        self.post_message(EventsReceived(events, state))
+
+    @on(EventsReceived)
+    async def apply_events(self, message: EventsReceived) -> None:
+        """Show the runner's state (or, without one, fold the events into this screen's)."""
+        if message.state is not None:
+            self.state = message.state
+        else:
+            for event in message.events:
+                self.state.apply(event)
+        with self.app.batch_update():  # one screen update for the whole frame
+            await self.render_state()
 
     async def render_state(self) -> None:
         """Bring every widget up to date with `self.state`."""
-        self._render_scheduled = False
         state = self.state
+        self.shown_seq = state.last_seq
         title = self.query_one("#session-title", Static)
-        title.update(self.title_content())
+        content = self.title_content()
+        if title.content != content:
+            title.update(content, layout=False)  # one row, whatever it says
         await self.query_one(StreamPane).sync(state)
         self._show_items(state)
         self._show_context(state)
@@ -183,15 +250,47 @@ class SessionScreen(RefineFlow, Screen[None]):
 
     def title_content(self) -> Content:
         state = self.state
-        return title_line(state.kind, state.title, state.session_id)
+        return title_line(state.kind, state.title, state.session_id, status=state.status)
 
     def refresh_status(self) -> None:
         self.query_one(StatusLine).show(
             self.state,
             pending_feedback=len(self._pending),
-            live=self.live is not None and self.live.running,
+            live=self.running,
         )
-        self.refresh_bindings()
+        self._refresh_bindings_on_change()
+
+    def run_finished(self) -> None:
+        """The live agent's worker ended: feedback and refinement keys open up."""
+        if self.is_attached and self.query(StatusLine):  # not while the app closes
+            self.refresh_status()
+
+    def _refresh_bindings_on_change(self) -> None:
+        """Refresh the footer only when what the bindings depend on changed (a footer
+        rebuilt on every event costs the agent its time)."""
+        stream = self.query_one(StreamPane)
+        key = (
+            len(self._pending),
+            self.recordable,
+            self.refining,
+            len(pending_candidates(self.state)),
+            bool(latest_feedback(self.state)),
+            bool(self._pinned()),
+            self.running,
+            stream.bindings_key(),
+        )
+        if key != self._bindings_key:
+            self._bindings_key = key
+            self.refresh_bindings()
+
+    @property
+    def running(self) -> bool:
+        """Whether this screen's agent is still running."""
+        return self.live is not None and self.live.running
+
+    def _pinned(self) -> list[Artifact]:
+        state = self.state
+        return pinned_artifacts({name: state.artifact(name) for name in PINNED})
 
     def _show_items(self, state: SessionState) -> None:
         key = (id(state.items), len(state.items), id(state.analysis))
@@ -214,8 +313,7 @@ class SessionScreen(RefineFlow, Screen[None]):
     @property
     def recordable(self) -> bool:
         """Whether events can be appended now (a stored session, or a live one that ended)."""
-        running = self.live is not None and self.live.running
-        return self.store is not None and self.mode != "replay" and not running
+        return self.store is not None and self.mode != "replay" and not self.running
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "submit_feedback":
@@ -225,13 +323,45 @@ class SessionScreen(RefineFlow, Screen[None]):
             return wanted and self.recordable and not self.refining
         if action == "review":
             return bool(pending_candidates(self.state)) and self.recordable and not self.refining
+        if action == "pinned":
+            return bool(self._pinned())
         return True
 
     def action_back(self) -> None:
+        """Back to the sessions list; a running agent is cancelled only once confirmed."""
+        if not self.running:
+            self.dismiss()
+            return
+        state = self.state
+        what = f"{state.kind} · {state.title}" if state.title else "The agent is still running."
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.cancel_run()
+
+        self.app.push_screen(CancelRunModal(what), answered)
+
+    def cancel_run(self) -> None:
+        """Cancel the running agent; the screen stays to show it ended as cancelled."""
         if self.live is not None and self.live.running:
             self.live.worker.cancel()
             self.post_message(LiveSessionCancelled(self.session_id))
-        self.dismiss()
+            self.notify("Cancelled. Escape goes back to the sessions list.")
+
+    def action_pinned(self) -> None:
+        """Show the strategy and the recipe in use."""
+        artifacts = self._pinned()
+        if artifacts:
+            self.app.push_screen(PinnedScreen(artifacts))
+
+    @on(ImagePreview.Opened)
+    def open_image(self, message: ImagePreview.Opened) -> None:
+        """An image a run wrote, full screen."""
+        image = load_image(message.workspace, message.written)
+        if isinstance(image, str):
+            self.notify(f"{message.written.path}: {image}", severity="warning", markup=False)
+        else:
+            self.app.push_screen(ImageScreen(message.written, image))
 
     @on(ItemsTable.FeedbackRequested)
     def open_feedback(self, message: ItemsTable.FeedbackRequested) -> None:

@@ -96,6 +96,8 @@ class ArtifactCard(Vertical):
 
     def __init__(self, artifact: Artifact, status: ArtifactStatus) -> None:
         super().__init__(classes=f"card artifact-card -{artifact.format}")
+        self.closed: str | None = None
+        """How the session ended (shown the same either way)."""
         self._artifact = artifact
         self._status: ArtifactStatus = status
         self._expanded = False

@@ -122,15 +122,23 @@ def side_content(rows: list[DiffRow], side: Literal["old", "new"]) -> Content:
 
 
 class DiffView(VerticalScroll):
-    """Two versions of a text, side by side (default) or as a unified diff."""
+    """Two versions of a text, side by side (`split`) or as a unified diff whose long lines
+    wrap."""
 
     def __init__(
-        self, old: str, new: str, old_label: str, new_label: str, *, id: str | None = None
+        self,
+        old: str,
+        new: str,
+        old_label: str,
+        new_label: str,
+        *,
+        split: bool = True,
+        id: str | None = None,
     ) -> None:
         super().__init__(id=id)
         self._texts = (old, new)
         self._labels = (old_label, new_label)
-        self._split = True
+        self._split = split
         self.rows = diff_rows(old, new)
 
     @property

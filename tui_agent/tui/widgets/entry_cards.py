@@ -38,8 +38,17 @@ def _arguments(arguments: dict[str, Any]) -> str:
     return text if len(text) <= MAX_ARGUMENT_CHARS else text[: MAX_ARGUMENT_CHARS - 1] + "…"
 
 
-def tool_content(entry: ToolCallState) -> Content:
-    """`⚙ name(args)` then the result's first lines, or `waiting…`."""
+def pending_text(closed: str | None, waiting: str = "waiting…") -> tuple[str, str]:
+    """What a call, phase or step with no outcome says: `waiting…` while the session runs,
+    else how the session ended (`■ cancelled`)."""
+    if closed is None:
+        return f"  {waiting}", "dim italic"
+    return f"  ■ {closed}", "$text-warning"
+
+
+def tool_content(entry: ToolCallState, closed: str | None = None) -> Content:
+    """`⚙ name(args)` then the result's first lines, or `waiting…` (the session's end once it
+    ended: `closed`)."""
     call, result = entry.call, entry.result
     parts: list[str | tuple[str, str]] = [
         ("⚙ ", "$text-accent"),
@@ -47,7 +56,7 @@ def tool_content(entry: ToolCallState) -> Content:
         f"({_arguments(call.arguments)})",
     ]
     if result is None:
-        parts.append(("  waiting…", "dim italic"))
+        parts.append(pending_text(closed))
         return Content.assemble(*parts)
     mark, style = ("✓", "$text-success") if result.ok else ("✗", "$text-error")
     parts += ["  ", (f"{mark} {result.duration:.2f}s", style)]
@@ -59,14 +68,15 @@ def tool_content(entry: ToolCallState) -> Content:
     return Content.assemble(*parts)
 
 
-def phase_content(phase: PhaseState) -> Content:
-    """`▸ name — detail` with its outcome and duration once finished."""
+def phase_content(phase: PhaseState, closed: str | None = None) -> Content:
+    """`▸ name — detail` with its outcome and duration once finished (or the session's end:
+    `closed`)."""
     parts: list[str | tuple[str, str]] = [("▸ ", "$text-accent"), (phase.name, "bold")]
     if phase.detail:
         parts.append(f" — {phase.detail}")
     finished = phase.finished
     if finished is None:
-        parts.append(("  running…", "dim italic"))
+        parts.append(pending_text(closed, "running…"))
         return Content.assemble(*parts)
     mark, style = ("✓", "$text-success") if finished.ok else ("✗", "$text-error")
     parts += ["  ", (f"{mark} {finished.duration:.2f}s", style)]
@@ -139,10 +149,15 @@ def task_result_content(event: TaskResult) -> Content:
 
 
 class EntryCard(Static):
-    """A one-Static card; `show` re-renders only when the entry's visible parts changed."""
+    """A one-Static card; `show` re-renders only when the entry's visible parts changed.
+
+    `closed` is how the session ended (None while it runs): a call or phase still waiting
+    then says so instead of `waiting…`.
+    """
 
     def __init__(self, entry: Any, kind: str) -> None:
         super().__init__(classes=f"card entry-card {kind}-card")
+        self.closed: str | None = None
         self._key: tuple[object, ...] | None = None
         self._entry = entry
         self._composed = False
@@ -157,10 +172,13 @@ class EntryCard(Static):
             self._render_entry(entry)
 
     def _render_entry(self, entry: Any) -> None:
-        key = _entry_key(entry)
+        key = (*_entry_key(entry), self.closed)
         if key != self._key:
             self._key = key
-            self.update(_RENDERERS[type(entry)](entry))
+            if isinstance(entry, ToolCallState | PhaseState):
+                self.update(_RENDERERS[type(entry)](entry, self.closed))
+            else:
+                self.update(_RENDERERS[type(entry)](entry))
 
 
 def _entry_key(entry: Any) -> tuple[object, ...]:

@@ -120,6 +120,18 @@ class ItemsGrid(ScrollView, can_focus=True):
         def control(self) -> ItemsGrid:
             return self.grid
 
+    class BadgeClicked(Message):
+        """A click on a column's second header line (its type, coverage badge and Fix)."""
+
+        def __init__(self, grid: ItemsGrid, column: int) -> None:
+            super().__init__()
+            self.grid = grid
+            self.column = column
+
+        @property
+        def control(self) -> ItemsGrid:
+            return self.grid
+
     def __init__(self, *, name: str | None = None, id: str | None = None) -> None:
         super().__init__(name=name, id=id)
         self._columns: list[GridColumn] = []
@@ -278,7 +290,10 @@ class ItemsGrid(ScrollView, can_focus=True):
         if offset.y >= HEADER_HEIGHT:
             row = scroll_y + offset.y - HEADER_HEIGHT
         target = Coordinate(row, min(column, len(self._columns) - 1))
-        if target == self.cursor_coordinate and offset.y >= HEADER_HEIGHT:
+        if offset.y == HEADER_HEIGHT - 1 and offset.x >= self._number_width:
+            self.cursor_coordinate = target
+            self.post_message(self.BadgeClicked(self, target.column))
+        elif target == self.cursor_coordinate and offset.y >= HEADER_HEIGHT:
             self.action_select_cell()
         elif row < len(self._rows) or offset.y < HEADER_HEIGHT:
             self.cursor_coordinate = target

@@ -1,8 +1,8 @@
 """The items table: extracted items, one column per detected field.
 
 Each header shows the field's name, type and a coverage badge coloured by band, with a "Fix"
-marker under 50 %. Cells show at most 100 characters; Enter shows the whole value and `f`
-asks for feedback on the field under the cursor.
+marker under 50 % (a click on it opens the feedback form). Cells show at most 100 characters;
+Enter shows the whole value and `f` asks for feedback on the field under the cursor.
 """
 
 from __future__ import annotations
@@ -123,6 +123,7 @@ class ItemsTable(Widget):
         When the list only grew, just the new rows are formatted and added; when its
         earlier items or the columns changed, the table is rebuilt.
         """
+        had_columns = bool(self._keys)
         start = len(self._items) if items[: len(self._items)] == self._items else 0
         if start == 0:
             self._seen_keys, self._seen_upto = {}, 0
@@ -136,7 +137,8 @@ class ItemsTable(Widget):
             self.grid.relabel(self._grid_columns())
             self.grid.append_rows([self._row(item) for item in items[start:]])
         self.border_title = f"Items · {len(items):,}"
-        self.refresh_bindings()
+        if bool(self._keys) != had_columns:  # `f` comes or goes with the columns
+            self.refresh_bindings()
 
     def _columns_for(
         self, items: list[Any], analysis: OutputAnalysis | None
@@ -221,6 +223,15 @@ class ItemsTable(Widget):
         field = self.focused_field
         if field is not None:
             self.post_message(self.FeedbackRequested(field))
+
+    @on(ItemsGrid.BadgeClicked)
+    def badge_clicked(self, message: ItemsGrid.BadgeClicked) -> None:
+        """A click on a Fix marker (a field under 50 %) opens the feedback form."""
+        message.stop()
+        key = self._keys[message.column]
+        field = self._analysis.field(key) if self._analysis else None
+        if field is not None and coverage_band(field.coverage) == "low":
+            self.post_message(self.FeedbackRequested(key))
 
     @on(ItemsGrid.CellSelected)
     def show_value(self, message: ItemsGrid.CellSelected) -> None:

@@ -90,9 +90,11 @@ class SessionsTable(DataTable[Text]):
         key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key
         return key.value
 
-    def show(self, summaries: list[SessionSummary]) -> None:
-        """Replace the rows, keeping the highlight on the same session when it is still there."""
-        selected = self.selected_id
+    def show(self, summaries: list[SessionSummary], select: str | None = None) -> None:
+        """Replace the rows, highlighting `select` (else the same session as before) when it
+        is still there."""
+        ids = {s.session_id for s in summaries}
+        selected = select if select in ids else self.selected_id
         self._summaries = summaries
         self._rebuild(selected)
 

@@ -38,6 +38,7 @@ class StatusLine(Static):
         self._pending = 0
         self._live = False
         self._ticker: Timer | None = None
+        self._shown: Content | None = None
 
     def show(self, state: SessionState, *, pending_feedback: int = 0, live: bool = False) -> None:
         """Render `state`; `live` means elapsed runs on the clock until the session ends."""
@@ -64,7 +65,7 @@ class StatusLine(Static):
         if state is None:
             return
         if not state.event_count:
-            self.update(Content.styled("no events yet", "dim"))
+            self._show(Content.styled("no events yet", "dim"))
             return
         steps = len(state.steps)
         parts: list[str | Content | tuple[str, str]] = [
@@ -78,7 +79,13 @@ class StatusLine(Static):
         ]
         if self._pending:
             parts.append(("  " + f"{self._pending} feedback pending", "$text-warning"))
-        self.update(Content.assemble(*parts))
+        self._show(Content.assemble(*parts))
+
+    def _show(self, content: Content) -> None:
+        """Repaint only on change, and never relayout: the line is one row whatever it says."""
+        if content != self._shown:
+            self._shown = content
+            self.update(content, layout=False)
 
     @staticmethod
     def _cost(state: SessionState) -> str:

@@ -1,9 +1,9 @@
 """The card of one agent step: thought, code, the tool calls its program made, execution
-output (live while it runs), answer.
+output (live while it runs), the files the run wrote (images previewed), answer.
 
 `show(step)` is idempotent and cheap when nothing changed, so the stream pane can call it for
-every visible card after each event. A thought that grows (streamed tokens) is appended
-through a `MarkdownStream`; any other change replaces the text.
+every visible card once per frame. A thought that grows (streamed tokens) is shown as it
+stands at each frame (the frames already batch the tokens).
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.highlight import highlight
 from textual.widgets import Markdown, Static
-from textual.widgets.markdown import MarkdownStream
 
 from tui_agent.events import ExecutionFinished, LogLine
 from tui_agent.formatting import attempt_line, check_line
 from tui_agent.session import StepState
+from tui_agent.tui.widgets.files_view import FilesView
 
 MAX_LOG_LINES = 40
 """Output lines shown per step (the last ones); the rest are counted."""
@@ -168,9 +168,12 @@ def checks_content(step: StepState) -> Content:
     return Content.assemble(*parts).rstrip() if parts else Content("")
 
 
-def step_subtitle(step: StepState) -> str:
-    """Where the step stands: running, or how its execution ended and how long it took."""
+def step_subtitle(step: StepState, closed: str | None = None) -> str:
+    """Where the step stands: running, or how its execution ended and how long it took;
+    `closed` is how the session ended (a step still running then says so)."""
     execution = step.execution
+    if step.running and closed is not None:
+        return f"■ {closed} while running"
     if step.running:
         return f"running on {step.backend}…" if step.backend else "running…"
     if refused(execution):
@@ -184,6 +187,8 @@ def step_subtitle(step: StepState) -> str:
         return "✗ refused before running"
     if step.code is not None:
         return "code proposed"
+    if closed is not None:
+        return "" if step.thought_complete else f"■ {closed}"
     return "thinking…" if not step.thought_complete else ""
 
 
@@ -203,14 +208,16 @@ def execution_content(step: StepState) -> Content:
 
 
 class StepCard(Vertical):
-    """One step of the agent. The final-answer box is mounted only once there is one."""
+    """One step of the agent. The final-answer box is mounted only once there is one.
+
+    `closed` is how the session ended (None while it runs)."""
 
     def __init__(self, step: StepState) -> None:
         super().__init__(classes="card step-card")
+        self.closed: str | None = None
         self.border_title = step_title(step)
         self._step = step
         self._thought = ""
-        self._stream: MarkdownStream | None = None
         self._code: tuple[str, str] | None = None
         self._execution_key: tuple[object, ...] | None = None
         self._checks: tuple[object, ...] = ()
@@ -222,6 +229,7 @@ class StepCard(Vertical):
         self._code_view = Static(classes="code")
         self._execution_view = Static(classes="execution")
         self._checks_view = Static(classes="checks")
+        self._files_view = FilesView()
         self._calls_view = Static(classes="program-calls")
 
     def compose(self) -> ComposeResult:
@@ -229,14 +237,12 @@ class StepCard(Vertical):
         yield self._code_view
         yield self._calls_view
         yield self._execution_view
+        yield self._files_view
         yield self._checks_view
 
     async def on_mount(self) -> None:
         self._composed = True
         await self.show(self._step)
-
-    async def on_unmount(self) -> None:
-        await self._stop_stream()
 
     async def show(self, step: StepState) -> None:
         """Bring the card up to date with `step` (only the parts that changed)."""
@@ -247,32 +253,24 @@ class StepCard(Vertical):
         self._show_code(step)
         self._show_calls(step)
         self._show_execution(step)
+        await self._files_view.show(step.execution)
         self._show_checks(step)
         await self._show_final(step)
-        self.set_class(step.running, "-running")
+        self.set_class(step.running and self.closed is None, "-running")
         self.border_title = step_title(step)
-        self.border_subtitle = step_subtitle(step)
+        self.border_subtitle = step_subtitle(step, self.closed)
+
+    @property
+    def files(self) -> FilesView:
+        """The files the step's run wrote."""
+        return self._files_view
 
     async def _show_thought(self, step: StepState) -> None:
         markdown = self._thought_view
         markdown.display = bool(step.thought)
-        if step.thought == self._thought:
-            if step.thought_complete:
-                await self._stop_stream()
-            return
-        if self._thought and step.thought.startswith(self._thought) and not step.thought_complete:
-            if self._stream is None:
-                self._stream = Markdown.get_stream(markdown)
-            await self._stream.write(step.thought[len(self._thought) :])
-        else:
-            await self._stop_stream()
+        if step.thought != self._thought:
+            self._thought = step.thought
             await markdown.update(step.thought)
-        self._thought = step.thought
-
-    async def _stop_stream(self) -> None:
-        if self._stream is not None:
-            stream, self._stream = self._stream, None
-            await stream.stop()
 
     def _show_code(self, step: StepState) -> None:
         code = self._code_view
