@@ -177,3 +177,18 @@ def test_review(snap_compare: Any, refined: Path, size: tuple[int, int]) -> None
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=size, run_before=reviewing)
+
+
+async def test_the_items_table_in_use_gets_the_room_at_80x24(listed: Path) -> None:
+    app = TuiAgentApp(listed, open_session=LISTED)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, SessionScreen))
+        screen = pilot.app.screen
+        await wait_until(pilot, lambda: screen.state.status == "completed")
+        table = screen.query_one("#items")
+        unfocused = table.region.height
+        await pilot.press("tab")
+        await wait_until(pilot, lambda: table.has_focus_within)
+        await pilot.pause()
+        assert unfocused <= 8
+        assert table.region.height >= 12, "8 rows, a two-line header and the border"

@@ -281,7 +281,7 @@ class NewSessionModal(ModalScreen[NewSessionForm | None]):
         yield Input(placeholder="Extract 20 items", id="scrape-task")
         with Horizontal(classes="row"):
             with Vertical(classes="cell"):
-                yield Label("Planner (auto: the model when there is one)")
+                yield Label("Planner (auto: the model if set)")
                 yield Select(
                     [(name, name) for name in PLANNERS],
                     value="auto",
