@@ -9,15 +9,14 @@ once to be verified or dropped; whatever is still unverified is dropped and reco
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from typing import Any
 
 from tui_agent.events import Event, Log, Thought, ThoughtDelta, ToolCall, ToolResult
 from tui_agent.llm.client import LLM, Message, Reply
 from tui_agent.llm.provider import tools_supported
-from tui_agent.llm.text_calls import parse_text_calls, result_block
+from tui_agent.llm.text_calls import parse_text_calls
+from tui_agent.llm.tool_turns import ModelCall, answer_messages, native_calls
 from tui_agent.web.plan.prompts import (
     calls_left_line,
     cap_message,
@@ -42,34 +41,6 @@ SINGLE_SELECTORS = {
 }
 """Strategy attribute -> the key it is written under."""
 DETAILS_PLACES = ("DETAILS_LOADED", "DETAILS_CONTENT", "DETAILS_FIELDS")
-
-
-@dataclass(frozen=True)
-class _Call:
-    """A tool call the model asked for, however it asked."""
-
-    id: str
-    name: str
-    arguments: dict[str, Any]
-    raw: str
-    error: str | None = None
-
-
-def _native_calls(reply: Reply, turn: int) -> list[_Call]:
-    calls = []
-    for index, request in enumerate(reply.tool_calls):
-        call_id = request.id or f"call_{turn}_{index}"
-        raw = request.arguments or ""
-        try:
-            arguments = json.loads(raw) if raw.strip() else {}
-        except json.JSONDecodeError:
-            arguments = None
-        if isinstance(arguments, dict):
-            calls.append(_Call(call_id, request.name, arguments, raw))
-        else:
-            error = f"the arguments of {request.name} are not a JSON object: {raw[:120]}"
-            calls.append(_Call(call_id, request.name, {}, raw, error))
-    return calls
 
 
 def _lead(text: str) -> str:
@@ -227,7 +198,7 @@ class StrategyPlanner:
                 yield event
 
     # -- one turn ----------------------------------------------------------------------------
-    async def _calls_round(self, reply: Reply, calls: list[_Call]) -> AsyncIterator[Event]:
+    async def _calls_round(self, reply: Reply, calls: list[ModelCall]) -> AsyncIterator[Event]:
         """Run a round of tool calls; past the limit, refuse them (twice ends the run)."""
         self._purpose = "plan"
         if self._told_limit and self.tool_calls >= self.max_tool_calls:
@@ -283,21 +254,22 @@ class StrategyPlanner:
         self.output, self.error, self._purpose = output, error, None
 
     # -- tool calls --------------------------------------------------------------------------
-    def _read(self, reply: Reply) -> tuple[list[_Call], str]:
-        """The calls a reply makes and its prose (the whole text when it calls nothing)."""
+    def _read(self, reply: Reply) -> tuple[list[ModelCall], str]:
+        """The calls a reply makes and its prose (the lead of the text when it calls nothing;
+        in text mode, native calls a reply makes anyway are not read)."""
         if self.use_tools:
-            calls = _native_calls(reply, self._turn)
+            calls = native_calls(reply, f"call_{self._turn}")
             return calls, reply.text.strip() if calls else _lead(reply.text)
         turn = parse_text_calls(reply.text, TOOL_SPECS)
         if not turn.calls:
             return [], _lead(reply.text)
         calls = [
-            _Call(f"text_{self._turn}_{i}", c.name, c.arguments, c.raw, c.error)
+            ModelCall(f"text_{self._turn}_{i}", c.name, c.arguments, c.raw, c.error)
             for i, c in enumerate(turn.calls)
         ]
         return calls, turn.prose
 
-    async def _run_calls(self, reply: Reply, calls: list[_Call]) -> AsyncIterator[Event]:
+    async def _run_calls(self, reply: Reply, calls: list[ModelCall]) -> AsyncIterator[Event]:
         """Run the calls within the limit (each a ToolCall / ToolResult pair) and answer them."""
         answers: list[str] = []
         for call in calls:
@@ -319,35 +291,11 @@ class StrategyPlanner:
             yield request
             yield result
             answers.append(probe.text)
-        if self.use_tools:
-            self._messages.append(
-                {
-                    "role": "assistant",
-                    "content": reply.text or None,
-                    "tool_calls": [
-                        {
-                            "id": call.id,
-                            "type": "function",
-                            "function": {"name": call.name, "arguments": call.raw or "{}"},
-                        }
-                        for call in calls
-                    ],
-                }
-            )
-            self._messages += [
-                {"role": "tool", "tool_call_id": call.id, "content": answer}
-                for call, answer in zip(calls, answers, strict=True)
-            ]
-            return
-        blocks = [
-            result_block(call.name, call.raw if call.error else call.arguments, answer)
-            for call, answer in zip(calls, answers, strict=True)
-        ]
+        messages = answer_messages(reply, calls, answers, native=self.use_tools)
         left = self.max_tool_calls - self.tool_calls
-        if left > 0:
-            blocks.append(calls_left_line(left))
-        self._messages.append({"role": "assistant", "content": reply.text})
-        self._messages.append({"role": "user", "content": "\n\n".join(blocks)})
+        if not self.use_tools and left > 0:
+            messages[-1]["content"] = f"{messages[-1]['content']}\n\n{calls_left_line(left)}"
+        self._messages += messages
 
     def _tell(self, text: str) -> None:
         """Add `text` to the conversation's last user turn, or as a new one after tool results."""
