@@ -142,6 +142,15 @@ def test_headless_prints_the_spec_style(server, tmp_path):
     assert summary["cost"] > 0 and summary["prompt_tokens"] > 0
 
 
+def test_without_a_terminal_the_tui_gives_way_to_the_printer(server, tmp_path):
+    result = tui_agent(tmp_path, *code_args(server, tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert "no terminal here: printing the session (--headless)" in result.stderr
+    assert "🎯 Final Answer" in result.stdout
+    [summary] = stored(tmp_path)
+    assert summary["status"] == "completed"
+
+
 def test_json_prints_the_stored_events(server, tmp_path):
     result = tui_agent(tmp_path, *code_args(server, tmp_path, "--json", "--max-steps", "2"))
     assert result.returncode == 1, result.stderr  # two steps are not enough for an answer

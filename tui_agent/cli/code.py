@@ -12,7 +12,7 @@ from tui_agent.cli.common import (
     add_api_base_option,
     add_output_options,
     add_sandbox_option,
-    record_session,
+    record_approved_session,
 )
 from tui_agent.config import Settings
 
@@ -52,7 +52,6 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
 def cmd_code(args: argparse.Namespace, settings: Settings) -> int:
     from tui_agent.agents.codeact import codeact_session
-    from tui_agent.cli.approval import TerminalApprover
 
     if args.max_steps < 1:
         raise UsageError("--max-steps must be at least 1")
@@ -73,33 +72,11 @@ def cmd_code(args: argparse.Namespace, settings: Settings) -> int:
         "timeout": args.timeout,
         "agent_type": args.agent_type,
     }
-    if args.output == "tui":
-        return _in_tui(args.task, options)
-    if args.approve or (args.sandbox or settings.sandbox) == "local":
-        if not TerminalApprover.available():
-            why = "--approve is on" if args.approve else "the local sandbox is not isolated"
-            raise UsageError(
-                f"{why}, so each run must be approved, but stdin is not a terminal; "
-                "run it in a terminal, or use an isolated sandbox without --approve"
-            )
-        from rich.console import Console
-
-        json_output = args.output == "json"
-        console = Console(stderr=json_output)
-        options["approver"] = TerminalApprover(console, show_code=json_output)
-    started, agent = codeact_session(args.task, **options)
-    return record_session(settings, started, agent, args.output)
-
-
-def _in_tui(task: str, options: dict[str, Any]) -> int:
-    """The live session screen; approval, when it applies, asks in a modal."""
-    from tui_agent.agents.codeact import codeact_session
-    from tui_agent.tui.app import TuiAgentApp
-    from tui_agent.tui.screens.approval import ModalApprover
-
-    settings: Settings = options["settings"]
-    app = TuiAgentApp(settings.db)
-    started, agent = codeact_session(task, approver=ModalApprover(app), **options)
-    app.start_session(started, agent)
-    app.run()
-    return 0
+    return record_approved_session(
+        settings,
+        args.output,
+        lambda approver: codeact_session(args.task, approver=approver, **options),
+        approve=args.approve,
+        sandbox=args.sandbox,
+        what="run",
+    )

@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
+from tui_agent.agents.approval import Approver
 from tui_agent.config import Settings
 from tui_agent.errors import UserError
 from tui_agent.events import Event, SessionStarted, dump_event
@@ -134,6 +135,60 @@ def failure_reason(state: SessionState) -> str:
     return state.stopped_reason or state.status
 
 
+def _terminal(output: Output) -> Output:
+    """`output`, or headless when the TUI has no terminal to draw on (a pipe, a CI job)."""
+    if output == "tui" and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        print("tui-agent: no terminal here: printing the session (--headless)", file=sys.stderr)
+        return "headless"
+    return output
+
+
+Session = tuple[SessionStarted, AsyncIterator[Event]]
+"""A session's first event and the agent that goes on from it."""
+
+
+def record_approved_session(
+    settings: Settings,
+    output: Output,
+    start: Callable[[Approver | None], Session],
+    *,
+    approve: bool,
+    sandbox: str | None,
+    what: str,
+) -> int:
+    """Record the session `start(approver)` begins, with someone to approve each `what`
+    ("run", "program") before it runs: a modal in the TUI; a prompt on the terminal when
+    asked to (`approve`) or when the sandbox does not isolate (local). Asking with no
+    terminal to ask on is a usage error, said before anything starts.
+    """
+    output = _terminal(output)
+    if output == "tui":
+        from tui_agent.tui.app import TuiAgentApp
+        from tui_agent.tui.screens.approval import ModalApprover
+
+        app = TuiAgentApp(settings.db, settings=settings)
+        started, agent = start(ModalApprover(app))
+        app.start_session(started, agent)
+        app.run()
+        return 0
+    approver = None
+    if approve or (sandbox or settings.sandbox) == "local":
+        from rich.console import Console
+
+        from tui_agent.cli.approval import TerminalApprover
+
+        if not TerminalApprover.available():
+            why = "--approve is on" if approve else "the local sandbox is not isolated"
+            raise UsageError(
+                f"{why}, so each {what} must be approved, but stdin is not a terminal; "
+                "run it in a terminal, or use an isolated sandbox without --approve"
+            )
+        json_output = output == "json"
+        approver = TerminalApprover(Console(stderr=json_output), show_code=json_output)
+    started, agent = start(approver)
+    return record_session(settings, started, agent, output)
+
+
 def record_session(
     settings: Settings,
     started: SessionStarted,
@@ -148,9 +203,7 @@ def record_session(
     With no terminal to draw on (a pipe, a CI job), the TUI gives way to the headless printer.
     `session_id` defaults to a new one.
     """
-    if output == "tui" and not (sys.stdin.isatty() and sys.stdout.isatty()):
-        print("tui-agent: no terminal here: printing the session (--headless)", file=sys.stderr)
-        output = "headless"
+    output = _terminal(output)
     if output == "tui":
         from tui_agent.tui.app import TuiAgentApp
 

@@ -11,7 +11,7 @@ from tui_agent.cli.common import (
     UsageError,
     add_api_base_option,
     add_output_options,
-    record_session,
+    record_approved_session,
 )
 from tui_agent.config import Settings
 
@@ -96,7 +96,6 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
 def cmd_toolcode(args: argparse.Namespace, settings: Settings) -> int:
     from tui_agent.agents.toolcode import mcp_config_for, toolcode_session
-    from tui_agent.cli.approval import TerminalApprover
 
     for name, value in (("--timeout", args.timeout), ("--call-timeout", args.call_timeout)):
         if value <= 0:
@@ -120,40 +119,11 @@ def cmd_toolcode(args: argparse.Namespace, settings: Settings) -> int:
         "tool_protocol": args.tool_protocol,
         "approve": args.approve,
     }
-    if args.output == "tui":
-        return _in_tui(args.task, options)
-    if args.approve or (args.sandbox or settings.sandbox) == "local":
-        if not TerminalApprover.available():
-            why = "--approve is on" if args.approve else "the local sandbox is not isolated"
-            raise UsageError(
-                f"{why}, so each program must be approved, but stdin is not a terminal; "
-                "run it in a terminal, or use an isolated sandbox without --approve"
-            )
-        from rich.console import Console
-
-        json_output = args.output == "json"
-        console = Console(stderr=json_output)
-        options["approver"] = TerminalApprover(console, show_code=json_output)
-    started, agent = toolcode_session(args.task, **options)
-    return record_session(settings, started, agent, args.output)
-
-
-def _in_tui(task: str, options: dict[str, Any]) -> int:
-    """The live session screen; approval, when it applies, asks in a modal."""
-    import sys
-
-    from tui_agent.agents.toolcode import toolcode_session
-
-    settings: Settings = options["settings"]
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        print("tui-agent: no terminal here: printing the session (--headless)", file=sys.stderr)
-        started, agent = toolcode_session(task, **options)
-        return record_session(settings, started, agent, "headless")
-    from tui_agent.tui.app import TuiAgentApp
-    from tui_agent.tui.screens.approval import ModalApprover
-
-    app = TuiAgentApp(settings.db, settings=settings)
-    started, agent = toolcode_session(task, approver=ModalApprover(app), **options)
-    app.start_session(started, agent)
-    app.run()
-    return 0
+    return record_approved_session(
+        settings,
+        args.output,
+        lambda approver: toolcode_session(args.task, approver=approver, **options),
+        approve=args.approve,
+        sandbox=args.sandbox,
+        what="program",
+    )
