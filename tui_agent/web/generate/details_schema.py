@@ -9,11 +9,11 @@ fields (see recipe.details_parser).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from typing import Any
 
+from tui_agent.llm.json_object import json_object_in
 from tui_agent.web.recipe import RecipeFile, parse_recipe
 
 MAX_FIELDS = 12
@@ -52,14 +52,8 @@ def schema_prompt(task: str, texts: Sequence[str], known: Sequence[str]) -> list
 
 def read_schema(text: str, known: Sequence[str] = ()) -> dict[str, str] | None:
     """The schema in a model's answer: names made safe, known ones left out; None if none."""
-    match = re.search(r"\{.*\}", text, re.DOTALL)
-    if not match:
-        return None
-    try:
-        data = json.loads(match.group(0))
-    except json.JSONDecodeError:
-        return None
-    if not isinstance(data, dict):
+    data = json_object_in(text)
+    if data is None:
         return None
     schema: dict[str, str] = {}
     for raw, meaning in data.items():

@@ -12,7 +12,6 @@ match exists; its answer is checked against the controls found and proved the sa
 
 from __future__ import annotations
 
-import json
 import re
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
@@ -20,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tui_agent.events import Event, Log
+from tui_agent.llm.json_object import json_object_in
 from tui_agent.web.generate.controls import (
     Control,
     Option,
@@ -239,7 +239,7 @@ class FragmentGenerator(ABC):
         ]
 
     def _read_answer(self, text: str, offered: list[Control]) -> tuple[Candidate | None, str]:
-        answer = _json_object(text)
+        answer = json_object_in(text)
         if answer is None:
             return None, f"the model's answer is not a JSON object: {text[:120]!r}"
         selector = answer.get("selector")
@@ -263,17 +263,6 @@ class FragmentGenerator(ABC):
 def _same(selector: str, named: str) -> bool:
     """The same selector, however the model quoted or spaced it."""
     return re.sub(r"[\s\"']", "", selector) == re.sub(r"[\s\"']", "", named)
-
-
-def _json_object(text: str) -> dict[str, Any] | None:
-    match = re.search(r"\{.*\}", text, re.DOTALL)
-    if not match:
-        return None
-    try:
-        value = json.loads(match.group(0))
-    except json.JSONDecodeError:
-        return None
-    return value if isinstance(value, dict) else None
 
 
 class FilterGenerator(FragmentGenerator):

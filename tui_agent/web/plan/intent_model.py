@@ -7,9 +7,7 @@
 
 from __future__ import annotations
 
-import json
-import re
-
+from tui_agent.llm.json_object import json_object_in
 from tui_agent.web.plan.task_intent import SORT_KEYS, TaskIntent
 
 SYSTEM = """\
@@ -35,14 +33,8 @@ def intent_prompt(task: str) -> list[dict[str, str]]:
 
 def read_intent(text: str) -> TaskIntent | None:
     """The TaskIntent in the model's answer; None when it is not a usable JSON object."""
-    match = re.search(r"\{.*\}", text, re.DOTALL)
-    if not match:
-        return None
-    try:
-        data = json.loads(match.group(0))
-    except json.JSONDecodeError:
-        return None
-    if not isinstance(data, dict):
+    data = json_object_in(text)
+    if data is None:
         return None
     count = data.get("max_items")
     if isinstance(count, str) and count.strip().isdigit():

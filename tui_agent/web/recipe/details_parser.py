@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.events import LLMCall
+from tui_agent.llm.json_object import json_object_in
 
 if TYPE_CHECKING:
     from tui_agent.llm.client import LLM
@@ -100,14 +101,8 @@ def prompt(schema: dict[str, str], text: str) -> list[dict[str, str]]:
 
 def read_answer(text: str, schema: dict[str, str]) -> dict[str, str | None] | None:
     """The schema's fields from the model's JSON answer (values as text), or None."""
-    match = re.search(r"\{.*\}", text, re.DOTALL)
-    if not match:
-        return None
-    try:
-        data = json.loads(match.group(0))
-    except json.JSONDecodeError:
-        return None
-    if not isinstance(data, dict):
+    data = json_object_in(text)
+    if data is None:
         return None
     fields: dict[str, str | None] = {}
     for name in schema:
