@@ -262,8 +262,8 @@ class TuiAgentApp(App[None]):
 
     async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker = event.worker
-        if worker.group != SESSION_WORKERS or not worker.is_finished:
-            return
+        if worker.group != SESSION_WORKERS or not worker.is_finished or not self.screen_stack:
+            return  # (no screens: the app is closing, and the run was cancelled with it)
         for screen in self.screen_stack:
             if isinstance(screen, SessionScreen) and screen.live and screen.live.worker is worker:
                 screen.run_finished()
