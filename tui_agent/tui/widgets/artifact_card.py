@@ -18,6 +18,7 @@ from textual.widgets import Markdown, Static
 from tui_agent.events import Artifact, VersionDecided
 from tui_agent.formatting import artifact_text
 from tui_agent.session import SessionState
+from tui_agent.tui.widgets.detached import quiet_when_detached
 from tui_agent.tui.widgets.step_card import numbered_code
 
 FOLDED_LINES = {"markdown": 12, "json": 8, "python": 8, "text": 8}
@@ -151,6 +152,7 @@ class ArtifactCard(Vertical):
         event.stop()
         await self.set_expanded(not self._expanded)
 
+    @quiet_when_detached
     async def _render_artifact(self) -> None:
         artifact, status = self._artifact, self._status
         key = (artifact, status, self._expanded)

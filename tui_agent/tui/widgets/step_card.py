@@ -20,6 +20,7 @@ from textual.widgets import Markdown, Static
 from tui_agent.events import ExecutionFinished, LogLine
 from tui_agent.formatting import attempt_line, check_line
 from tui_agent.session import StepState
+from tui_agent.tui.widgets.detached import quiet_when_detached
 from tui_agent.tui.widgets.files_view import FilesView
 
 MAX_LOG_LINES = 40
@@ -244,6 +245,7 @@ class StepCard(Vertical):
         self._composed = True
         await self.show(self._step)
 
+    @quiet_when_detached
     async def show(self, step: StepState) -> None:
         """Bring the card up to date with `step` (only the parts that changed)."""
         self._step = step

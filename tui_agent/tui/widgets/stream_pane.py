@@ -26,6 +26,7 @@ from tui_agent.tui.widgets.artifact_card import (
     artifact_status,
     decisions,
 )
+from tui_agent.tui.widgets.detached import quiet_when_detached
 from tui_agent.tui.widgets.entry_cards import CARD_KINDS, EntryCard
 from tui_agent.tui.widgets.group_card import GroupCard
 from tui_agent.tui.widgets.status_line import STATUS_STYLES
@@ -174,6 +175,7 @@ class StreamPane(VerticalScroll):
         """The stream entries (one per card) of `state`."""
         return self._groups.entries(state)
 
+    @quiet_when_detached
     async def sync(self, state: SessionState) -> None:
         """Mount, drop and update cards so the pane shows the newest entries of `state`."""
         self._state = state
