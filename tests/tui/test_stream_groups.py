@@ -6,6 +6,7 @@ from __future__ import annotations
 from tui_agent.events import Log, PhaseStarted, SessionStarted, ToolCall, ToolResult
 from tui_agent.session import SessionState, fold
 from tui_agent.tui.stream_groups import CallGroup, StreamGroups
+from tui_agent.tui.widgets.group_card import folded_content
 
 
 def call(call_id: str, name: str, step: int = 0) -> list[ToolCall | ToolResult]:
@@ -59,3 +60,19 @@ def test_calls_outside_a_phase_stay_one_card_each_and_growth_is_incremental() ->
     again = groups.entries(state)
     assert again is first and len(again) == 3  # the same list, extended
     assert len(groups.entries(state_of())) == 0  # another state is grouped afresh
+
+
+def test_a_phase_going_on_after_its_items_shows_the_call_it_went_on_with() -> None:
+    state = state_of(
+        PhaseStarted(phase="list"),
+        *call("i1", "SAVE", step=1),
+        *call("c2", "CLICK_IF_EXISTS"),
+        *call("c3", "WAIT_FOR"),
+        *call("c4", "FOR_EACH_ITEM_IN_LIST"),
+    )
+    *_, page_turn = StreamGroups().entries(state)
+    assert isinstance(page_turn, CallGroup) and page_turn.phase is None
+    lines = folded_content(page_turn).plain.splitlines()
+    assert lines[0].startswith("▸ list (cont.) · 3 commands")
+    assert "CLICK_IF_EXISTS" in lines[1] and "FOR_EACH_ITEM_IN_LIST" in lines[2]
+    assert len(lines) == 3

@@ -74,7 +74,8 @@ def item_summary(group: CallGroup) -> str:
 
 
 def folded_content(group: CallGroup, closed: str | None = None) -> Content:
-    """The folded card: one line for an item; for a phase its header, count and latest call."""
+    """The folded card: one line for an item; for a phase its header, count and latest call
+    (for a phase going on after other cards, also the call it went on with: a page turn)."""
     if group.item:
         parts: list[str | Content | tuple[str, str]] = [
             ("▪ ", "$text-accent"),
@@ -90,6 +91,9 @@ def folded_content(group: CallGroup, closed: str | None = None) -> Content:
     last_call = next((e for e in reversed(group.entries) if isinstance(e, ToolCallState)), None)
     last_log = next((e for e in reversed(group.entries) if isinstance(e, Log)), None)
     lines = [head]
+    calls = group.calls
+    if group.phase is None and len(calls) > 1:
+        lines.append(Content("  ") + call_line(calls[0], closed))
     if last_call is not None:
         lines.append(Content("  ") + call_line(last_call, closed))
     if last_log is not None:
