@@ -87,15 +87,13 @@ def folded_content(group: CallGroup, closed: str | None = None) -> Content:
         if summary:
             parts.append((f"  {summary}", "$text-muted"))
         return Content.assemble(*parts)
-    head = _head(group, closed)
-    last_call = next((e for e in reversed(group.entries) if isinstance(e, ToolCallState)), None)
-    last_log = next((e for e in reversed(group.entries) if isinstance(e, Log)), None)
-    lines = [head]
     calls = group.calls
+    shown = calls[-1:]
     if group.phase is None and len(calls) > 1:
-        lines.append(Content("  ") + call_line(calls[0], closed))
-    if last_call is not None:
-        lines.append(Content("  ") + call_line(last_call, closed))
+        shown = [calls[0], calls[-1]]
+    last_log = next((e for e in reversed(group.entries) if isinstance(e, Log)), None)
+    lines = [_head(group, closed)]
+    lines.extend(Content("  ") + call_line(call, closed) for call in shown)
     if last_log is not None:
         lines.append(Content.styled(f"  {_first_line(last_log.message)}", "$text-muted"))
     return Content("\n").join(lines)
