@@ -141,6 +141,9 @@ async def test_a_copy_back_that_cannot_finish_is_one_line_and_the_next_start_rec
         assert_nothing_left_mounted(workspace, images)
         assert (workspace / "kept.txt").read_text() == "kept", "the rest was copied back"
         assert not (workspace / "locked" / "new.txt").exists()
+        with pytest.raises(SandboxError, match="still has files of an earlier session"):
+            hold(workspace, 8, (65534, 65534))  # its newer files would be overwritten later
+        assert_nothing_left_mounted(workspace, images)
     other = tmp_path / "other"
     other.mkdir()
     mine = hold(other, 8, (65534, 65534))  # any next start copies the kept image back

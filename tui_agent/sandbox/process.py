@@ -11,9 +11,10 @@ deadline.
 
 The code can write to the protocol pipe too. Each request carries a fresh random run id that
 the runner's messages echo; a line that is not a well-formed message of the run in flight
-(garbage, an oversized line, a forged or late message) is dropped, and the run's logs end with
-one line saying how many were and why the first was. No such line can end the session or be
-taken for another run's result.
+(garbage, an oversized line, a message with no id or another run's) is dropped, and the run's
+logs end with one line saying how many were and why the first was. No such line can end the
+session or be taken for another run's result. (The code can find its own run's id in the
+runner's memory and make up its own result: no more than returning a value.)
 """
 
 from __future__ import annotations
