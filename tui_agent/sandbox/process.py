@@ -35,7 +35,7 @@ from typing import Protocol, Self
 from pydantic_core import PydanticSerializationError
 
 from tui_agent.analysis.output import analyze_output
-from tui_agent.events import ErrorInfo, LogLine, LogStream
+from tui_agent.events import ErrorInfo, LogLine
 from tui_agent.sandbox.base import SandboxError
 from tui_agent.sandbox.channel import (
     CallMessage,
@@ -297,26 +297,20 @@ class _RunLogs:
         self._first_ignored = self._first_ignored or reason
 
     def final(self) -> list[LogLine]:
-        notes: list[tuple[LogStream, str]] = []
+        """The lines, then a note for output cut off and one for channel lines ignored."""
+        notes = []
         if self.dropped:
             notes.append(
-                (
-                    "stderr",
-                    f"[output truncated: more than {LOG_LIMIT >> 20} MiB printed in this run; "
-                    f"{self.dropped:,} more bytes not kept]",
-                )
+                f"[output truncated: more than {LOG_LIMIT >> 20} MiB printed in this run; "
+                f"{self.dropped:,} more bytes not kept]"
             )
         if self.ignored:
             lines = "1 line" if self.ignored == 1 else f"{self.ignored:,} lines"
             notes.append(
-                (
-                    "stderr",
-                    f"[tui-agent: ignored {lines} on the runner's channel that were not this "
-                    f"run's messages (written by the code, or late); the first: "
-                    f"{self._first_ignored}]",
-                )
+                f"[tui-agent: ignored {lines} on the runner's channel that were not this run's "
+                f"messages (written by the code, or late); the first: {self._first_ignored}]"
             )
-        return [*self.lines, *(LogLine(stream=stream, text=text) for stream, text in notes)]
+        return [*self.lines, *(LogLine(stream="stderr", text=note) for note in notes)]
 
 
 class RunnerSandbox:
