@@ -1,13 +1,14 @@
 """The `local` backend: the runner as a plain subprocess of this one, with rlimits only.
 
-It is not isolated: the code sees the host's files, network and environment (minus variables
-whose names look like secrets). It is only used when asked for by name.
+It is not isolated: the code sees the host's files and network. Of the environment it gets only
+an allowlist (PASSED_ENV: where programs and home are, locale and time zone, the terminal type,
+and what Python itself reads to start), so a `DATABASE_URL` or an API key of the host never
+reaches it. It is only used when asked for by name.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import sys
 from pathlib import Path
 
@@ -21,7 +22,30 @@ from tui_agent.sandbox.process import (
     runner_command,
 )
 
-SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE", re.IGNORECASE)
+PASSED_ENV = frozenset(
+    {
+        "PATH",
+        "HOME",
+        "USER",
+        "LOGNAME",
+        "SHELL",
+        "TMPDIR",
+        "XDG_CACHE_HOME",
+        "XDG_CONFIG_HOME",
+        "XDG_DATA_HOME",
+        "LANG",
+        "LANGUAGE",
+        "TZ",
+        "TERM",
+        "PYTHONPATH",
+        "PYTHONHOME",
+        "VIRTUAL_ENV",
+        "LD_LIBRARY_PATH",
+        "SSL_CERT_FILE",
+        "SSL_CERT_DIR",
+    }
+)
+"""The host variables the local backend passes on, with every LC_* one; no other."""
 
 
 class LocalSandbox(RunnerSandbox):
@@ -54,7 +78,11 @@ class LocalSandbox(RunnerSandbox):
 
 
 def local_env() -> dict[str, str]:
-    """This process's environment without secret-looking variables, set up for the runner."""
-    env = {name: value for name, value in os.environ.items() if not SECRET_NAME.search(name)}
+    """The allowlisted part of this process's environment, set up for the runner."""
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if name in PASSED_ENV or name.startswith("LC_")
+    }
     env.update(PYTHONDONTWRITEBYTECODE="1", PYTHONUNBUFFERED="1", MPLBACKEND="Agg")
     return {**ADDRESS_SPACE_ENV, **env}

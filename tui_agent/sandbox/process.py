@@ -3,11 +3,18 @@
 `RunnerSandbox` implements the Sandbox protocol on top of a `Launcher` (which starts runner.py
 locally, under bubblewrap or in a container). It sends each request as one JSON line, reads the
 runner's messages through a bounded buffer, and enforces the request's timeout on the host. When
-a run overruns, or the runner dies or garbles the protocol, it kills everything the runner
-started, starts a fresh runner and returns a result that says so (`state_lost`). Nothing waits
-without a deadline, and at most one response line (`max_result_bytes` plus room for logs) is
-held in memory. Tool calls the code makes during a run are answered by the run's `on_call`
-handler, inside the run's own deadline.
+a run overruns or the runner dies, it kills everything the runner started, starts a fresh
+runner and returns a result that says so (`state_lost`). Nothing waits without a deadline, and
+at most one response line (`max_result_bytes` plus room for logs) is held in memory. Tool calls
+the code makes during a run are answered by the run's `on_call` handler, inside the run's own
+deadline.
+
+The code can write to the protocol pipe too. Each request carries a fresh random run id that
+the runner's messages echo; a line that is not a well-formed message of the run in flight
+(garbage, an oversized line, a message with no id or another run's) is dropped, and the run's
+logs end with one line saying how many were and why the first was. No such line can end the
+session or be taken for another run's result. (The code can find its own run's id in the
+runner's memory and make up its own result: no more than returning a value.)
 """
 
 from __future__ import annotations
@@ -16,20 +23,28 @@ import asyncio
 import contextlib
 import json
 import os
+import secrets
 import signal
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Protocol, Self
+from typing import Protocol, Self
 
-from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError
 
 from tui_agent.analysis.output import analyze_output
 from tui_agent.events import ErrorInfo, LogLine
 from tui_agent.sandbox.base import SandboxError
+from tui_agent.sandbox.channel import (
+    CallMessage,
+    LogsMessage,
+    Message,
+    ReadyMessage,
+    ResultMessage,
+    read_message,
+)
 from tui_agent.sandbox.limits import Limits, PidsCgroup
 from tui_agent.sandbox.models import (
     CallHandler,
@@ -249,7 +264,8 @@ class _LineReader:
 
 
 class _RunLogs:
-    """The log lines of one run as they arrive, with a host-side cap as a safety net.
+    """The log lines of one run as they arrive, with a host-side cap as a safety net, and the
+    lines of the channel that were not the run's messages (ignored, counted).
 
     `on_logs` gets the lines of each interim `logs` message (not those of the final result).
     """
@@ -257,30 +273,44 @@ class _RunLogs:
     def __init__(self, on_logs: LogCallback | None = None) -> None:
         self.lines: list[LogLine] = []
         self.dropped = 0
+        self.ignored = 0
+        self._first_ignored = ""
         self._size = 0
         self._on_logs = on_logs
 
-    def add(self, message: dict[str, Any]) -> None:
+    def add(self, message: LogsMessage | ResultMessage) -> None:
         first = len(self.lines)
-        for stream, text in message.get("lines") or []:
+        for stream, text in message.lines:
             if self._size > 2 * LOG_LIMIT:
                 self.dropped += len(text)
                 continue
             self._size += len(text) + 1
-            kind = "stderr" if stream == "stderr" else "stdout"
-            self.lines.append(LogLine.model_construct(stream=kind, text=str(text)))
-        self.dropped = max(self.dropped, int(message.get("dropped") or 0))
-        if self._on_logs is not None and message.get("type") == "logs" and first < len(self.lines):
+            self.lines.append(LogLine.model_construct(stream=stream, text=text))
+        self.dropped = max(self.dropped, message.dropped)
+        interim = isinstance(message, LogsMessage)
+        if self._on_logs is not None and interim and first < len(self.lines):
             self._on_logs(self.lines[first:])
 
+    def ignore(self, reason: str) -> None:
+        """A line of the channel that is not a message of this run: counted, not used."""
+        self.ignored += 1
+        self._first_ignored = self._first_ignored or reason
+
     def final(self) -> list[LogLine]:
-        if not self.dropped:
-            return self.lines
-        mark = (
-            f"[output truncated: more than {LOG_LIMIT >> 20} MiB printed in this run; "
-            f"{self.dropped:,} more bytes not kept]"
-        )
-        return [*self.lines, LogLine(stream="stderr", text=mark)]
+        """The lines, then a note for output cut off and one for channel lines ignored."""
+        notes = []
+        if self.dropped:
+            notes.append(
+                f"[output truncated: more than {LOG_LIMIT >> 20} MiB printed in this run; "
+                f"{self.dropped:,} more bytes not kept]"
+            )
+        if self.ignored:
+            lines = "1 line" if self.ignored == 1 else f"{self.ignored:,} lines"
+            notes.append(
+                f"[tui-agent: ignored {lines} on the runner's channel that were not this run's "
+                f"messages (written by the code, or late); the first: {self._first_ignored}]"
+            )
+        return [*self.lines, *(LogLine(stream="stderr", text=note) for note in notes)]
 
 
 class RunnerSandbox:
@@ -322,7 +352,8 @@ class RunnerSandbox:
             body = request.model_dump_json(exclude={"timeout"})
         except PydanticSerializationError as exc:
             raise SandboxError(f"the request cannot be sent to the sandbox: {exc}") from exc
-        payload = ('{"op":"execute",' + body[1:] + "\n").encode()
+        run = secrets.token_hex(16)
+        payload = f'{{"op":"execute","run":"{run}",{body[1:]}\n'.encode()
         async with self._lock:
             state_lost = False
             if not self._alive:
@@ -331,7 +362,7 @@ class RunnerSandbox:
             began = time.monotonic()
             logs = _RunLogs(on_logs)
             try:
-                exchange = self._exchange(payload, logs, on_call)
+                exchange = self._exchange(payload, run, logs, on_call)
                 reply = await asyncio.wait_for(exchange, request.timeout)
             except TimeoutError:
                 message = f"the run did not finish within {request.timeout:g} s and was killed"
@@ -344,13 +375,7 @@ class RunnerSandbox:
                 closed = self._closed
                 reason = "the sandbox was closed" if closed else await self.launcher.exit_reason()
                 return await self._fault(logs, began, reason, "RunnerDied", reason)
-            if isinstance(reply, str):
-                return await self._fault(logs, began, reply, "ProtocolError", reply)
-            try:
-                return self._result(reply, logs, began, state_lost)
-            except (ValidationError, TypeError) as exc:
-                problem = f"the runner sent a malformed result: {str(exc).splitlines()[0]}"
-                return await self._fault(logs, began, problem, "ProtocolError", problem)
+            return self._result(reply, logs, began, state_lost)
 
     async def reset(self) -> None:
         async with self._lock:
@@ -385,8 +410,7 @@ class RunnerSandbox:
             line = await asyncio.wait_for(self._reader.next(), START_TIMEOUT)
         except TimeoutError:
             line = None
-        ready = _decode(line) if isinstance(line, bytes) else None
-        if not ready or ready.get("type") != "ready":
+        if not isinstance(line, bytes) or not isinstance(read_message(line), ReadyMessage):
             await self._stop()
             detail = self._diagnostics_text().strip().splitlines()
             why = detail[-1] if detail else "it stopped before saying it was ready"
@@ -404,36 +428,44 @@ class RunnerSandbox:
                 await asyncio.wait_for(task, 1.0)
 
     async def _exchange(
-        self, request: bytes, logs: _RunLogs, on_call: CallHandler | None
-    ) -> dict[str, Any] | str | None:
-        """Send a request, answering the tool calls of its run; the result message, a
-        protocol problem, or None if the runner died."""
+        self, request: bytes, run: str, logs: _RunLogs, on_call: CallHandler | None
+    ) -> ResultMessage | None:
+        """Send the request of run `run`, answering the tool calls of that run; its result
+        message, or None if the runner died. Every other line is ignored (noted in `logs`)."""
         assert self._writer and self._reader
         if not await self._send(request):
             return None
         while True:
-            line = await self._reader.next()
-            if line is None:
-                return None
-            if line is _OVERSIZE:
-                limit = (self.max_result_bytes >> 20) + 16
-                return f"the runner sent a message over {limit} MiB"
-            assert isinstance(line, bytes)
-            big = len(line) > LOG_LIMIT
-            message = await asyncio.to_thread(_decode, line) if big else _decode(line)
+            message = await self._next_message()
             if message is None:
-                return f"the runner sent something that is not JSON: {line[:80]!r}"
-            try:
+                return None
+            if isinstance(message, str):
+                logs.ignore(message)
+            elif isinstance(message, ReadyMessage) or message.run != run:
+                logs.ignore(f"a {message.type} message of another run")
+            elif isinstance(message, ResultMessage):
                 logs.add(message)
-            except (TypeError, ValueError):
-                return f"the runner sent malformed log lines: {line[:80]!r}"
-            if message.get("type") == "result":
                 return message
-            if message.get("type") == "call":
+            elif isinstance(message, LogsMessage):
+                logs.add(message)
+            else:
                 answer = await _answer(message, on_call)
-                line = json.dumps({"op": "answer", "id": message.get("id"), **answer}) + "\n"
+                line = json.dumps({"op": "answer", "id": message.id, **answer}) + "\n"
                 if not await self._send(line.encode()):
                     return None
+
+    async def _next_message(self) -> Message | str | None:
+        """The next line as a message, or why it is none; None once the runner is gone."""
+        assert self._reader
+        line = await self._reader.next()
+        if line is None:
+            return None
+        if line is _OVERSIZE:
+            return f"a line over {(self.max_result_bytes >> 20) + 16} MiB"
+        assert isinstance(line, bytes)
+        if len(line) > LOG_LIMIT:
+            return await asyncio.to_thread(read_message, line)
+        return read_message(line)
 
     async def _send(self, data: bytes) -> bool:
         """Write `data` to the runner; False when its end of the pipe is gone."""
@@ -471,25 +503,22 @@ class RunnerSandbox:
         )
 
     def _result(
-        self, reply: dict[str, Any], logs: _RunLogs, began: float, state_lost: bool
+        self, reply: ResultMessage, logs: _RunLogs, began: float, state_lost: bool
     ) -> ExecuteResult:
-        success = bool(reply.get("success"))
-        value = reply.get("result")
-        context = reply.get("context")
-        problems = list(reply.get("non_serializable") or [])
+        value, context = reply.result, reply.context
+        problems = list(reply.non_serializable)
         if context is not None and not isinstance(context, dict):
             problems.append(f"context: replaced by a {type(context).__name__}, not a dict")
             context = None
-        error = reply.get("error")
         return ExecuteResult(
-            success=success,
+            success=reply.success,
             result=value,
             items=items_of(value),
-            analysis=analyze_output(value) if success and value is not None else None,
+            analysis=analyze_output(value) if reply.success and value is not None else None,
             logs=logs.final(),
             logs_truncated=bool(logs.dropped),
             duration=time.monotonic() - began,
-            error=ErrorInfo(**error) if isinstance(error, dict) else None,
+            error=reply.error,
             context=context,
             non_serializable=problems,
             state_lost=state_lost,
@@ -504,12 +533,9 @@ class RunnerSandbox:
         return self._diagnostics.decode("utf-8", "replace")
 
 
-async def _answer(message: dict[str, Any], on_call: CallHandler | None) -> dict[str, str]:
+async def _answer(message: CallMessage, on_call: CallHandler | None) -> dict[str, str]:
     """The answer to one tool-call message: {"output": ...} or {"failure": ...}."""
-    try:
-        request = ToolRequest.model_validate(message)
-    except ValidationError as exc:
-        return {"failure": f"malformed tool call: {str(exc).splitlines()[0]}"}
+    request = ToolRequest(id=message.id, tool=message.tool, arguments=message.arguments)
     if on_call is None:
         return {"failure": f"{request.tool}: no tools are available to this run"}
     try:
@@ -520,11 +546,3 @@ async def _answer(message: dict[str, Any], on_call: CallHandler | None) -> dict[
     if answer.failure is not None:
         return {"failure": answer.failure}
     return {"output": answer.output or ""}
-
-
-def _decode(line: bytes) -> dict[str, Any] | None:
-    try:
-        message = json.loads(line)
-    except ValueError:
-        return None
-    return message if isinstance(message, dict) else None

@@ -5,13 +5,17 @@ While a sandbox (or a warm container) of this process uses a workspace, an ext4 
 private state folder and bound over the workspace. Every backend bind-mounts the workspace and
 the host reads it, so all see the same files; past the size, writes fail with ENOSPC inside the
 sandbox, whatever process or file they come from, and the host disk is untouched. When the last
-hold of this process is released (or the process exits), the bind is removed, links that lead
-out of the workspace are dropped, the image's files are copied back into the folder (rsync),
-and the image is unmounted (its loop device is freed with it) and deleted. The quota of an
-owner that died without releasing it is copied back the same way by the next process that
-takes one.
+hold of this process is released (or the process exits), the bind is removed, the image's files
+are copied back into the folder (copyback.py: by descriptors, so any depth and any name; links
+that lead out of the workspace dropped), and the image is unmounted (its loop device is freed
+with it) and deleted. The quota of an owner that died without releasing it is copied back the
+same way by the next process that takes one.
 
-It needs root, a loop device, mkfs.ext4 and rsync; elsewhere workspaces are not capped, and
+A copy-back that leaves entries behind (the host disk full, say) still unmounts the image, but
+keeps it and its record, marked: the next hold of any process copies it back again before
+anything else, and a hold of that same workspace fails with one line until it can.
+
+It needs root, a loop device and mkfs.ext4; elsewhere workspaces are not capped, and
 `quota_status()` says so.
 """
 
@@ -34,12 +38,12 @@ from pathlib import Path
 
 import platformdirs
 
+from tui_agent.sandbox import copyback
 from tui_agent.sandbox.base import SandboxError
 from tui_agent.sandbox.engine import owner_key
-from tui_agent.sandbox.workspace import drop_escaping_links
 
-TOOLS = ("mkfs.ext4", "mount", "umount", "rsync")
-INSTALL_HINT = "apt-get install e2fsprogs mount rsync"
+TOOLS = ("mkfs.ext4", "mount", "umount")
+INSTALL_HINT = "apt-get install e2fsprogs mount"
 COMMAND_TIMEOUT = 300.0
 LOST_AND_FOUND = "lost+found"
 MKFS = ("mkfs.ext4", "-q", "-F", "-O", "^has_journal", "-m", "0")
@@ -103,7 +107,7 @@ def hold(workspace: Path, size_mb: int, owner: tuple[int, int]) -> QuotaHold | N
     with _locked():
         mount = _mounts.get(workspace)
         if mount is None:
-            _recover_stale()
+            _recover_stale(workspace)
             if _live_holder(workspace):
                 return None
             mount = _Mount.create(workspace, size_mb, owner)
@@ -207,19 +211,40 @@ class _Mount:
         return mount
 
     def remove(self, *, copy_back: bool = True) -> None:
-        """Unbind, copy the files back into the folder, unmount, delete the image and record."""
+        """Unbind, copy the files back into the folder, unmount, delete the image and record.
+
+        When entries could not be copied back, the image is unmounted but kept, its record
+        marked for the next hold to copy back again, and SandboxError (one line) says so; a
+        copy-back that fails past the unbind marks the record the same way.
+        """
         if _is_bound_from(self.workspace, self.point):
             _run("umount", str(self.workspace))
-        if copy_back:
-            drop_escaping_links(self.point)
-            _run("rsync", "-rlptgoH", "--delete", f"{self.point}/", f"{self.workspace}/")
-        if os.path.ismount(self.point):
-            _run("umount", str(self.point))
+        try:
+            failures = copyback.copy_back(self.point, self.workspace) if copy_back else None
+            if os.path.ismount(self.point):
+                _run("umount", str(self.point))
+        except BaseException:
+            if copy_back:
+                self._mark_failed()
+            raise
+        if failures:
+            self._mark_failed()
+            entries = "1 entry" if failures.count == 1 else f"{failures.count:,} entries"
+            raise SandboxError(
+                f"{entries} of the workspace {self.workspace} could not be copied back (the "
+                f"first: {failures.first}); they are kept in {self.image}, which the next start "
+                "copies back again"
+            )
         with contextlib.suppress(FileNotFoundError):
             self.image.unlink()
         with contextlib.suppress(FileNotFoundError):
             self.point.rmdir()
         self.record.unlink(missing_ok=True)
+
+    def _mark_failed(self) -> None:
+        """Leave the record for the next hold to recover, whoever owns it."""
+        entry = {"workspace": str(self.workspace), "owner": owner_key(), "copy_back_failed": True}
+        self.record.write_text(json.dumps(entry))
 
     def discard(self) -> None:
         """Unmount every mount of the image (binds moved elsewhere with their folder too),
@@ -244,33 +269,44 @@ def _mounts_of(device: int) -> list[Path]:
     return targets
 
 
-def _recover_stale() -> None:
-    """Copy back and remove the images of owners (in our pid namespace) that are gone.
+def _recover_stale(workspace: Path) -> None:
+    """Copy back and remove the images of owners (in our pid namespace) that are gone, and
+    those whose copy-back failed before.
 
     An image whose folder is gone (deleted, or moved away with the image still bound over it,
     as a test runner's old temporary folders are) has nowhere to go back to: every mount of it
     is removed and nothing is copied. One that cannot be recovered now is left for a later
-    process: it never fails the hold being made for another workspace.
+    hold: it never fails the hold being made for another workspace, but it does fail (one
+    line) the hold of its own `workspace`, whose newer files it would otherwise overwrite.
     """
     for record in state_dir().glob("*.json"):
         entry = _read_record(record)
-        if entry is None or _alive(entry[1]) is not False:
+        if entry is None or not (entry.failed or _alive(entry.owner) is False):
             continue
-        stale = _Mount(entry[0], record.with_suffix(""))
-        with contextlib.suppress(SandboxError, OSError):
+        stale = _Mount(entry.workspace, record.with_suffix(""))
+        try:
             if not stale.workspace.is_dir():
                 stale.discard()
                 continue
             if not os.path.ismount(stale.point) and stale.image.exists():
                 _run("mount", "-o", "loop,nosuid,nodev", str(stale.image), str(stale.point))
             stale.remove(copy_back=os.path.ismount(stale.point))
+        except (SandboxError, OSError) as exc:
+            if stale.workspace == workspace:
+                message = exc if isinstance(exc, SandboxError) else exc.strerror or exc
+                raise SandboxError(
+                    f"the workspace {workspace} still has files of an earlier session to copy "
+                    f"back: {message}"
+                ) from exc
 
 
 def _live_holder(workspace: Path) -> bool:
     """Whether another live process has this workspace capped now."""
     for record in state_dir().glob("*.json"):
         entry = _read_record(record)
-        if entry and entry[0] == workspace and _alive(entry[1]) is not False:
+        if entry is None or entry.failed or entry.workspace != workspace:
+            continue
+        if _alive(entry.owner) is not False:
             return True
     return False
 
@@ -284,11 +320,23 @@ def _alive(owner: str) -> bool | None:
     return parts[1].isdigit() and owner_key(int(parts[1])) == owner
 
 
-def _read_record(record: Path) -> tuple[Path, str] | None:
+@dataclass(frozen=True)
+class _Record:
+    """What a `<name>.json` says: whose image it is, for which folder, and whether its
+    copy-back failed (then any hold recovers it)."""
+
+    workspace: Path
+    owner: str
+    failed: bool
+
+
+def _read_record(record: Path) -> _Record | None:
     try:
         data = json.loads(record.read_text())
-        return Path(data["workspace"]), str(data["owner"])
-    except (OSError, ValueError, KeyError, TypeError):
+        return _Record(
+            Path(data["workspace"]), str(data["owner"]), data.get("copy_back_failed") is True
+        )
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
 

@@ -6,15 +6,18 @@ was started with. It moves them to private descriptors at once: the user's code 
 ``os.write`` or lets a subprocess print can reach the protocol.
 
 Messages out: ``{"type": "ready", "pid", "python"}`` once;
-``{"type": "logs", "lines": [[stream, text], ...], "dropped"}`` while a run prints;
-``{"type": "result", "success", "result", "context", "error", "non_serializable", "lines",
-"dropped"}`` after each run. Message in: ``{"op": "execute", "code", "args", "context",
-"entrypoint", "url", "html"}``. Config (optional): ``{"limits": {"memory_mb", "processes",
-"file_size_mb", "cpu_seconds", "open_files"}, "max_result_bytes"}``.
+``{"type": "logs", "run", "lines": [[stream, text], ...], "dropped"}`` while a run prints;
+``{"type": "result", "run", "success", "result", "context", "error", "non_serializable",
+"lines", "dropped"}`` after each run. Message in: ``{"op": "execute", "run", "code", "args",
+"context", "entrypoint", "url", "html"}``; every message of a run echoes its ``run`` id, so the
+host can tell them from lines the code writes to the channel itself. Messages are UTF-8 JSON
+lines whose values nest at most MAX_DEPTH levels (deeper parts of a result are replaced and
+reported, as values JSON cannot hold are). Config (optional): ``{"limits": {"memory_mb",
+"processes", "file_size_mb", "cpu_seconds", "open_files"}, "max_result_bytes"}``.
 
 Tool calls: while a run goes on, its code may call ``tui_agent_bridge.call(tool, arguments)``.
-The runner sends ``{"type": "call", "id", "tool", "arguments"}`` (after the lines printed so
-far), the host answers with one line, ``{"op": "answer", "id", "output"}`` or ``{"op":
+The runner sends ``{"type": "call", "run", "id", "tool", "arguments"}`` (after the lines printed
+so far), the host answers with one line, ``{"op": "answer", "id", "output"}`` or ``{"op":
 "answer", "id", "failure"}``, and the call returns the output or raises
 ``tui_agent_bridge.ToolCallFailed`` with the failure. Calls are made one at a time; the code
 gets no network for them, only this channel.
@@ -50,6 +53,9 @@ SYNC_TIMEOUT = 2.0
 MAX_RESULT_BYTES = 32 << 20
 MAX_REPORTED = 20
 MAX_DEPTH = 100
+MAX_INT_DIGITS = 4300
+_INT_LIMIT = 10**MAX_INT_DIGITS
+_NESTING = (list, tuple, dict)
 LAST_VALUE = "__tui_agent_last__"
 CODE_PREFIX = "<code-"
 CO_COROUTINE = 0x80
@@ -312,6 +318,7 @@ class Bridge:
         self.pipes = pipes
         self.lock = threading.Lock()
         self.open = False
+        self.run = None
         self.pid = os.getpid()
         self._calls = 0
 
@@ -319,22 +326,28 @@ class Bridge:
         """Call `tool` with the JSON object `arguments` on the host; its output as text."""
         if not isinstance(tool, str) or not isinstance(arguments or {}, dict):
             raise TypeError("call(tool, arguments): a tool name and a dict of arguments")
+        if _unwritable(arguments):
+            raise TypeError(
+                f"the arguments of {tool} must nest at most {MAX_DEPTH} levels and hold no "
+                f"integer of more than {MAX_INT_DIGITS} digits"
+            )
         with self.lock:
             if not self.open or os.getpid() != self.pid:
                 raise ToolCallFailed("tools can be called only from a running program's process")
             self._calls += 1
-            message = {"type": "call", "id": self._calls, "tool": tool}
+            message = {"type": "call", "run": self.run, "id": self._calls, "tool": tool}
             message["arguments"] = arguments or {}
             try:
-                data = (_dumps(message) + "\n").encode()
+                data = _line(message)
             except (TypeError, ValueError) as exc:
                 raise TypeError(f"the arguments of {tool} must be JSON values: {exc}") from None
             self.pipes.drain()
             with self.channel.lock:
                 lines = self.logs.take()
                 if lines:
-                    printed = {"type": "logs", "lines": lines, "dropped": self.logs.dropped}
-                    self.channel.send((_dumps(printed) + "\n").encode())
+                    printed = {"type": "logs", "run": self.run, "lines": lines}
+                    printed["dropped"] = self.logs.dropped
+                    self.channel.send(_line(printed))
                 self.channel.send(data)
             line = self.channel.read_line()
         if not line:
@@ -373,12 +386,14 @@ class Runner:
         self.namespace = {"__name__": "__main__", "__builtins__": builtins}
         self.loop = None
         self.runs = 0
+        self.run = None
         self.running = False
         self._last_tick = 0.0
 
     def execute(self, request):
         self.runs += 1
         filename = f"{CODE_PREFIX}{self.runs}>"
+        self.run = self.bridge.run = request.get("run")
         self.logs.begin_run()
         self._arm_cpu_limit()
         value, error = None, None
@@ -407,6 +422,7 @@ class Runner:
             context = None
         message = {
             "type": "result",
+            "run": self.run,
             "success": error is None,
             "result": value,
             "context": context,
@@ -425,10 +441,13 @@ class Runner:
             return
         self._last_tick = now
         with self.channel.lock:
+            if not self.running:  # its result has gone out: these lines are the next run's
+                return
             lines = self.logs.take()
             if lines:
-                message = {"type": "logs", "lines": lines, "dropped": self.logs.dropped}
-                self.channel.send((_dumps(message) + "\n").encode())
+                message = {"type": "logs", "run": self.run, "lines": lines}
+                message["dropped"] = self.logs.dropped
+                self.channel.send(_line(message))
 
     def _run(self, request, filename):
         code = request.get("code", "")
@@ -494,9 +513,12 @@ class Runner:
             raise CPULimitExceeded(f"the run used more than {seconds} s of CPU time")
 
     def _encode(self, message):
-        """The message as a JSON line; what JSON cannot hold is replaced and reported."""
+        """The message as a JSON line; what JSON cannot hold, and what nests deeper than
+        MAX_DEPTH, is replaced and reported."""
         try:
-            text = _dumps(message)
+            if _unwritable(message["result"]) or _unwritable(message["context"]):
+                raise ValueError("nested too deep, or an integer too large")
+            data = _line(message)
         except (TypeError, ValueError, RecursionError):
             problems = []
             message["result"] = _clean(message["result"], "result", problems, 0, set())
@@ -505,24 +527,50 @@ class Runner:
                 more = len(problems) - MAX_REPORTED
                 problems[MAX_REPORTED:] = [f"... and {more} more"]
             message["non_serializable"] = problems
-            text = _dumps(message)
-        if len(text) > self.max_result_bytes:
+            data = _line(message)
+        if len(data) > self.max_result_bytes:
             message.update(result=None, context=None, success=False, non_serializable=[])
             message["error"] = {
                 "type": "ResultTooLarge",
                 "message": (
-                    f"the result is {len(text) / 2**20:.1f} MiB as JSON, over the "
+                    f"the result is {len(data) / 2**20:.1f} MiB as JSON, over the "
                     f"{self.max_result_bytes / 2**20:.0f} MiB limit; return less, or write it "
                     "to a file in the workspace"
                 ),
                 "traceback": "",
             }
-            text = _dumps(message)
-        return (text + "\n").encode()
+            data = _line(message)
+        return data
 
 
-def _dumps(value):
-    return json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+def _line(message):
+    """`message` as one protocol line: UTF-8 JSON (text that is not valid Unicode, such as a
+    lone surrogate from a file name, gets "?" in its place)."""
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    return (text + "\n").encode("utf-8", "replace")
+
+
+def _unwritable(value):
+    """Whether `value` holds what the host refuses to read: lists and dicts nested more than
+    MAX_DEPTH levels (a loop always is), or an integer of more than MAX_INT_DIGITS digits
+    (whatever limit the code set for this process)."""
+    if not isinstance(value, _NESTING):
+        return _too_big(value)
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        for child in item.values() if isinstance(item, dict) else item:
+            if isinstance(child, _NESTING):
+                stack.append((child, depth + 1))
+            elif isinstance(child, int) and not -_INT_LIMIT < child < _INT_LIMIT:
+                return True
+    return False
+
+
+def _too_big(number):
+    return isinstance(number, int) and not -_INT_LIMIT < number < _INT_LIMIT
 
 
 def _top_level_names(tree):
@@ -545,6 +593,9 @@ def _top_level_names(tree):
 
 def _clean(value, path, problems, depth, active):
     """`value` with what JSON cannot hold replaced by a placeholder, each one reported."""
+    if _too_big(value):
+        problems.append(f"{path}: an integer of more than {MAX_INT_DIGITS} digits")
+        return "<integer too large>"
     if value is None or isinstance(value, (str, int, float)):
         return value
     if depth > MAX_DEPTH:
@@ -559,7 +610,7 @@ def _clean(value, path, problems, depth, active):
             if isinstance(value, dict):
                 cleaned = {}
                 for key, item in value.items():
-                    if not (key is None or isinstance(key, (str, int, float))):
+                    if not (key is None or isinstance(key, (str, int, float))) or _too_big(key):
                         problems.append(f"{path}: key {_short_repr(key)} of type {_type_name(key)}")
                         key = _short_repr(key)
                     cleaned[key] = _clean(item, f"{path}[{key!r}]", problems, depth + 1, active)
@@ -757,17 +808,21 @@ def main():
     os.register_at_fork(after_in_child=_child_streams)
     sys.path[0] = os.getcwd()
     ready = {"type": "ready", "pid": os.getpid(), "python": sys.version.split()[0]}
-    channel.send((_dumps(ready) + "\n").encode())
+    channel.send(_line(ready))
     for line in channel.requests():
         try:
             request = json.loads(line)
-            if request.get("op") != "execute":
-                raise ValueError(f"unknown op {request.get('op')!r}")
-        except ValueError as exc:
-            failure = {"type": "result", "success": False, "lines": [], "dropped": 0}
-            failure["error"] = {"type": "ProtocolError", "message": str(exc), "traceback": ""}
+            op = request.get("op")
+        except (ValueError, RecursionError, AttributeError):
+            request, op = {}, None
+        if op == "answer":  # to a call the run's code made up on the channel: nobody waits
+            continue
+        if op != "execute":
+            failure = {"type": "result", "run": request.get("run"), "success": False}
+            message = f"not a request the runner knows: {line[:80]!r}"
+            failure["error"] = {"type": "ProtocolError", "message": message, "traceback": ""}
             with channel.lock:
-                channel.send((_dumps(failure) + "\n").encode())
+                channel.send(_line({**failure, "lines": [], "dropped": 0}))
             continue
         if not isinstance(sys.stdout, Capture) or sys.stdout.closed:
             sys.stdout = Capture(logs, pipes, "stdout", 1)
