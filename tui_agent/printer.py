@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterable
 from typing import Any
 
-from rich.console import Console, Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType
 from rich.markdown import Markdown
 from rich.markup import escape
 from rich.panel import Panel
+from rich.segment import Segment
 from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
@@ -52,6 +54,25 @@ from tui_agent.formatting import (
 )
 from tui_agent.report import search_query, tool_call_counts
 from tui_agent.session import SessionState, SessionSummary
+from tui_agent.terminal_text import visible, visible_event, without_unsafe
+
+
+class TerminalConsole(Console):
+    """A rich Console that never writes a control sequence it was given as text.
+
+    The printer shows recorded text through `visible_event`; this is the net under it:
+    whatever text still holds an unsafe character (a renderable built elsewhere) loses it
+    after layout, where it is zero cells wide. rich's own styles and controls pass.
+    """
+
+    def render(
+        self, renderable: RenderableType, options: ConsoleOptions | None = None
+    ) -> Iterable[Segment]:
+        for segment in super().render(renderable, options):
+            if segment.control or not segment.text:
+                yield segment
+            else:
+                yield Segment(without_unsafe(segment.text), segment.style)
 
 
 def log_text(lines: list[LogLine]) -> Text:
@@ -116,7 +137,7 @@ def render_artifact(artifact: Artifact) -> RenderableType:
     ]
     hidden = len(lines) - PRINTED_ARTIFACT_LINES
     if hidden > 0:
-        session = artifact.session_id[:8] or "SESSION"
+        session = visible(artifact.session_id[:8]) or "SESSION"
         parts.append(
             Text(
                 f"   … {hidden} more lines (the whole {artifact.name}: "
@@ -169,10 +190,11 @@ class EventPrinter:
     """Prints events as they arrive (`--headless`), one emoji-marked block each."""
 
     def __init__(self, console: Console | None = None) -> None:
-        self.console = console or Console()
+        self.console = console or TerminalConsole()
         self._streamed: dict[int, int] = {}  # step -> lines printed live
 
     def __call__(self, event: Event, _state: SessionState | None = None) -> None:
+        event = visible_event(event)
         if isinstance(event, ExecutionOutput):  # live output: printed as the run goes on
             if event.step not in self._streamed:
                 self._streamed[event.step] = 0
@@ -199,7 +221,9 @@ def render_execution(event: ExecutionFinished, with_logs: bool = True) -> Render
 
 
 def render_event(event: Event) -> RenderableType | None:
-    """The headless rendering of one event, or None for events shown only in the TUI."""
+    """The headless rendering of one event, or None for events shown only in the TUI (its
+    text made visible: no control sequence in it reaches the terminal)."""
+    event = visible_event(event)
     match event:
         case SessionStarted():
             return Text.assemble(("▶ ", "bold"), (event.title, "bold"), f"  [{event.kind}]")
@@ -301,16 +325,17 @@ SESSION_COLUMNS = ("id", "kind", "status", "started", "took", "items", "tokens",
 
 
 def sessions_table(summaries: list[SessionSummary]) -> Table:
-    """The sessions list; ids are shown by their first 8 digits (any unique prefix works)."""
+    """The sessions list; ids are shown by their first 8 digits (any unique prefix works).
+    Every cell is made visible (a summary's text comes from the session's events)."""
     table = Table(box=None, padding=(0, 1), pad_edge=False, header_style="bold")
     for column in SESSION_COLUMNS:
         if column == "title":
             table.add_column(column, min_width=20, overflow="fold")
         else:
             table.add_column(column, no_wrap=True)
-    for s in summaries:
+    for s in map(visible_event, summaries):
         table.add_row(
-            s.session_id[:8],
+            visible(s.session_id[:8]),
             s.kind,
             s.status,
             time.strftime("%m-%d %H:%M", time.localtime(s.started_at)),
@@ -330,13 +355,14 @@ REPORT_HIDDEN = ("text", "content")
 
 
 def session_report(state: SessionState) -> RenderableType:
-    """The session report of a recipe run (`sessions show` for kind "scrape")."""
+    """The session report of a recipe run (`sessions show` for kind "scrape"); `state` is
+    folded from display copies (`visible_event`) of the session's events."""
     overview = Table.grid(padding=(0, 2))
     overview.add_column(style="bold")
     overview.add_column()
     ended = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(state.ended_at or state.last_ts))
     rows = [
-        ("session", f"{state.session_id}  {state.title}"),
+        ("session", f"{visible(state.session_id)}  {state.title}"),
         ("source", str(state.test_context.get("url", ""))),
         ("started", time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(state.started_at))),
         ("ended", f"{ended}  (took {format_duration(state.duration)})"),

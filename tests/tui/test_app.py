@@ -204,7 +204,7 @@ async def test_quitting_during_a_live_session_records_it_cancelled(db_path: Path
 
 async def test_a_burst_of_events_reaches_the_screen_as_one_frame(db_path: Path) -> None:
     """Events recorded faster than a frame are handed over together, in order, and the
-    screen shows the runner's own fold (it never folds them again)."""
+    screen folds them (as display copies) into a state of its own, the same as the runner's."""
     messages: list[Message] = []
     hold = asyncio.Event()
     burst = [Log(message=f"line {i}") for i in range(50)]
@@ -214,11 +214,13 @@ async def test_a_burst_of_events_reaches_the_screen_as_one_frame(db_path: Path) 
         await wait_until(pilot, lambda: isinstance(app.screen, SessionScreen))
         screen = app.screen
         assert isinstance(screen, SessionScreen) and screen.live is not None
-        assert screen.state is screen.live.runner.state
+        assert screen.state is not screen.live.runner.state
         frames = lambda: posted(messages, EventsReceived)  # noqa: E731
         await wait_until(pilot, lambda: sum(len(m.events) for m in frames()) == 51)
         delivered = [event.seq for m in frames() for event in m.events]
         assert delivered == list(range(1, 52))
+        await wait_until(pilot, lambda: screen.shown_seq == 51)
+        assert screen.state.summary() == screen.live.runner.state.summary()
         before = len(frames())
         for index in range(20):  # in one go, as a runner's emit_many tells its listeners
             screen.post_event(Log(message=f"late {index}", seq=100 + index))

@@ -287,7 +287,9 @@ async def approval_modal(pilot: Pilot[Any], step: int) -> ApprovalModal:
 
     def shown() -> bool:
         screen = pilot.app.screen
-        return isinstance(screen, ApprovalModal) and screen.step == step and bool(screen.focused)
+        if not (isinstance(screen, ApprovalModal) and screen.step == step):
+            return False
+        return screen.focused is not None and screen.focused.id == "run"  # not the first focus
 
     await wait_until(pilot, shown, timeout=60)
     modal = pilot.app.screen

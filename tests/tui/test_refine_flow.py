@@ -147,8 +147,12 @@ async def test_feedback_refine_and_accept_by_keyboard(
         )
         table = screen.query_one(ItemsTable)
         await wait_until(pilot, lambda: [i["price"] for i in screen.state.items] == PRICES)
-        assert screen.state.analysis is not None
-        assert screen.state.analysis.field("price").coverage == 100
+
+        def analysed() -> bool:  # the analysis may come with the next frame
+            analysis = screen.state.analysis
+            return analysis is not None and analysis.field("price").coverage == 100
+
+        await wait_until(pilot, analysed)
         assert table.focused_field == "price"
         await wait_until(pilot, lambda: not candidate_card.has_class("-candidate"))
 

@@ -22,7 +22,7 @@ from tui_agent.cli import (
     toolcode,
     tools,
 )
-from tui_agent.cli.common import common_options
+from tui_agent.cli.common import common_options, say
 from tui_agent.config import load_settings
 from tui_agent.errors import UserError
 
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         settings = load_settings(db=getattr(args, "db", None), model=getattr(args, "model", None))
         return args.handler(args, settings)
     except UserError as exc:  # input or environment: one line, exit code 1
-        print(f"tui-agent: {exc}", file=sys.stderr)
+        say(f"tui-agent: {exc}", err=True)
         return 1
     except BrokenPipeError:  # e.g. `tui-agent sessions list --json | head -1`
         sys.stdout = None  # type: ignore[assignment]  # nothing more can be written

@@ -19,6 +19,8 @@ from rich.prompt import Prompt
 from rich.syntax import Syntax
 
 from tui_agent.agents.approval import Decision, decision_for
+from tui_agent.printer import TerminalConsole
+from tui_agent.terminal_text import visible
 
 T = TypeVar("T")
 END_OF_CODE = "."
@@ -35,7 +37,7 @@ class TerminalApprover:
     """
 
     def __init__(self, console: Console | None = None, *, show_code: bool = False) -> None:
-        self.console = console or Console()
+        self.console = console or TerminalConsole()
         self.show_code = show_code
 
     @staticmethod
@@ -48,7 +50,8 @@ class TerminalApprover:
 
     def _ask(self, step: int, code: str) -> Decision:
         if self.show_code:
-            self.console.print(Syntax(code, "python", line_numbers=True, theme="ansi_dark"))
+            shown = visible(code)  # what is run stays as written; what is read shows all
+            self.console.print(Syntax(shown, "python", line_numbers=True, theme="ansi_dark"))
         while True:
             answer = Prompt.ask(
                 f"Run the code of step {step}? [bold](r)un[/] / (s)kip / (e)dit",

@@ -18,6 +18,7 @@ from tui_agent.printer import EventPrinter
 from tui_agent.recorder import SessionRunner
 from tui_agent.session import SessionState
 from tui_agent.store import Store
+from tui_agent.terminal_text import terminal_json, visible
 
 T = TypeVar("T")
 Handler = Callable[[argparse.Namespace, Settings], int]
@@ -99,6 +100,17 @@ def add_agent_type_option(parser: argparse.ArgumentParser, default: str | None) 
     )
 
 
+def say(line: str, *, err: bool = False) -> None:
+    """Print `line` for the user (on stderr with `err`); any text it quotes from a session,
+    a file or an error is made `visible`, so no control sequence in it reaches the terminal."""
+    print(visible(line), file=sys.stderr if err else sys.stdout, flush=True)
+
+
+def say_json(text: str) -> None:
+    """Print one JSON document or line: the same values, DEL, C1 and bidi controls escaped."""
+    print(terminal_json(text), flush=True)
+
+
 def run(coro: Coroutine[Any, Any, T]) -> T:
     return asyncio.run(coro)
 
@@ -173,9 +185,8 @@ def record_approved_session(
         return 0
     approver = None
     if approve or (sandbox or settings.sandbox) == "local":
-        from rich.console import Console
-
         from tui_agent.cli.approval import TerminalApprover
+        from tui_agent.printer import TerminalConsole
 
         if not TerminalApprover.available():
             why = "--approve is on" if approve else "the local sandbox is not isolated"
@@ -184,7 +195,7 @@ def record_approved_session(
                 "run it in a terminal, or use an isolated sandbox without --approve"
             )
         json_output = output == "json"
-        approver = TerminalApprover(Console(stderr=json_output), show_code=json_output)
+        approver = TerminalApprover(TerminalConsole(stderr=json_output), show_code=json_output)
     started, agent = start(approver)
     return record_session(settings, started, agent, output)
 
@@ -213,7 +224,7 @@ def record_session(
         return 0
 
     def print_json(event: Event, _state: SessionState) -> None:
-        print(dump_event(event), flush=True)
+        say_json(dump_event(event))
 
     listener = EventPrinter() if output == "headless" else print_json
 
@@ -222,7 +233,7 @@ def record_session(
             runner = SessionRunner(store, session_id, listeners=[listener])
             state = await runner.run(started, agent)
         if output == "headless" and state.status != "completed":
-            print(f"tui-agent: session {state.status}: {failure_reason(state)}", file=sys.stderr)
+            say(f"tui-agent: session {state.status}: {failure_reason(state)}", err=True)
         return 0 if state.status == "completed" else 1
 
     return run(go())

@@ -26,6 +26,8 @@ from tui_agent.cli.common import (
     add_output_options,
     open_store,
     run,
+    say,
+    say_json,
 )
 from tui_agent.config import Settings
 from tui_agent.events import (
@@ -36,7 +38,7 @@ from tui_agent.events import (
     VersionDecided,
     dump_event,
 )
-from tui_agent.printer import EventPrinter
+from tui_agent.printer import EventPrinter, TerminalConsole
 from tui_agent.recorder import SessionRunner
 from tui_agent.session import SessionState
 from tui_agent.store import StoreError
@@ -212,7 +214,7 @@ def cmd_refine(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _usage_error(exc: Exception) -> int:
-    print(f"tui-agent: {exc}", file=sys.stderr)
+    say(f"tui-agent: {exc}", err=True)
     return USAGE_EXIT
 
 
@@ -222,7 +224,7 @@ async def _refine(
     from tui_agent.agents.refine import RefinementError, configured_model, start_refinement
 
     json_output = args.output == "json"
-    console = Console(stderr=json_output)
+    console = TerminalConsole(stderr=json_output)
     async with await open_store(settings) as store:
         try:
             session_id = await store.resolve(args.session)
@@ -277,7 +279,7 @@ def _listener(json_output: bool) -> Any:
         return EventPrinter()
 
     def print_json(event: Event, _state: SessionState) -> None:
-        print(dump_event(event), flush=True)
+        say_json(dump_event(event))
 
     return print_json
 

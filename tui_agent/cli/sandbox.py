@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from rich.console import Console
 from rich.table import Table
 
 from tui_agent.config import Settings
+from tui_agent.printer import TerminalConsole
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -47,5 +47,5 @@ def cmd_check(_args: argparse.Namespace, _settings: Settings) -> int:
     for check in checks:
         works = "[green]yes[/]" if check.ok else "[red]no[/]"
         table.add_row(check.name, works, check.reason)
-    Console().print(table)
+    TerminalConsole().print(table)
     return 0 if any(check.ok and check.name != "local" for check in checks) else 1

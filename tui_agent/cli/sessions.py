@@ -8,13 +8,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-
-from tui_agent.cli.common import UsageError, open_store, run
+from tui_agent.cli.common import UsageError, open_store, run, say, say_json
 from tui_agent.config import Settings
-from tui_agent.printer import render_event, session_report, sessions_table
+from tui_agent.printer import TerminalConsole, render_event, session_report, sessions_table
 from tui_agent.report import build_report, report_json, report_schema
 from tui_agent.store import SessionNotFound, Store, StoreError, read_jsonl
+from tui_agent.terminal_text import terminal_json, visible_event
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -117,11 +116,11 @@ def cmd_sessions_list(args: argparse.Namespace, settings: Settings) -> int:
             summaries = await store.list_sessions()
         if args.json:
             for summary in summaries:
-                print(summary.model_dump_json())
+                say_json(summary.model_dump_json())
         elif summaries:
-            Console().print(sessions_table(summaries))
+            TerminalConsole().print(sessions_table(summaries))
         else:
-            print(f"no sessions in {settings.db} (try: tui-agent sessions import sessions/*.jsonl)")
+            say(f"no sessions in {settings.db} (try: tui-agent sessions import sessions/*.jsonl)")
         return 0
 
     return run(go())
@@ -137,15 +136,16 @@ def cmd_sessions_show(args: argparse.Namespace, settings: Settings) -> int:
             events = await store.events(session_id)
         from tui_agent.session import fold
 
-        state = fold(events)
         if args.json:
-            print(report_json(build_report(state, args.items)))
+            say_json(report_json(build_report(fold(events), args.items)))
             return 0
-        console = Console()
+        shown = [visible_event(event) for event in events]  # display copies
+        state = fold(shown)
+        console = TerminalConsole()
         if state.kind == "scrape":
             console.print(session_report(state))
             return 0
-        for event in events:
+        for event in shown:
             renderable = render_event(event)
             if renderable is not None:
                 console.print(renderable)
@@ -164,7 +164,7 @@ def cmd_sessions_export(args: argparse.Namespace, settings: Settings) -> int:
         async with await open_store(settings) as store:
             session_id = await store.resolve(args.session)
             count = await store.export_jsonl(session_id, args.output)
-        print(f"exported {count} events of {session_id} to {args.output}")
+        say(f"exported {count} events of {session_id} to {args.output}")
         return 0
 
     return run(go())
@@ -180,14 +180,14 @@ def cmd_sessions_feedback(args: argparse.Namespace, settings: Settings) -> int:
         document = [feedback.model_dump(mode="json") for feedback in state.feedback]
         text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
         if args.output == "-":
-            sys.stdout.write(text)
+            sys.stdout.write(terminal_json(text))
             return 0
         try:
             Path(args.output).write_text(text, encoding="utf-8")
         except OSError as exc:
             raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from exc
         items = "item" if len(document) == 1 else "items"
-        print(f"wrote {len(document)} feedback {items} of {session_id} to {args.output}")
+        say(f"wrote {len(document)} feedback {items} of {session_id} to {args.output}")
         return 0
 
     return run(go())
@@ -200,10 +200,10 @@ def cmd_sessions_import(args: argparse.Namespace, settings: Settings) -> int:
                 if args.skip_existing:
                     events = read_jsonl(path)
                     if events and await _exists(store, events[0].session_id):
-                        print(f"{path}: session {events[0].session_id} already imported")
+                        say(f"{path}: session {events[0].session_id} already imported")
                         continue
                 session_id = await store.import_jsonl(path)
-                print(f"imported {path} as session {session_id}")
+                say(f"imported {path} as session {session_id}")
         return 0
 
     return run(go())
@@ -222,7 +222,7 @@ def cmd_sessions_delete(args: argparse.Namespace, settings: Settings) -> int:
         async with await open_store(settings) as store:
             session_id = await store.resolve(args.session)
             await store.delete(session_id)
-        print(f"deleted session {session_id}")
+        say(f"deleted session {session_id}")
         return 0
 
     return run(go())

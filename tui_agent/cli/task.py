@@ -17,6 +17,7 @@ from tui_agent.cli.common import (
     read_json_object,
     record_session,
     run,
+    say_json,
 )
 from tui_agent.config import Settings
 
@@ -167,15 +168,16 @@ def _record(
         text = json.dumps(session.context, indent=2, ensure_ascii=False, default=str)
         args.output_file.write_text(text + "\n", encoding="utf-8")
     if args.output == "headless":
-        print(json.dumps(mask_secrets(session.context), indent=2, ensure_ascii=False))
+        say_json(json.dumps(mask_secrets(session.context), indent=2, ensure_ascii=False))
     return code
 
 
 def cmd_cache_list(args: argparse.Namespace, settings: Settings) -> int:
-    from rich.console import Console
     from rich.table import Table
 
+    from tui_agent.printer import TerminalConsole
     from tui_agent.store.task_cache import TaskCache
+    from tui_agent.terminal_text import visible
 
     async def entries() -> list[Any]:
         cache = TaskCache(settings.db)
@@ -189,7 +191,7 @@ def cmd_cache_list(args: argparse.Namespace, settings: Settings) -> int:
         for entry in found:
             row = {k: v for k, v in vars(entry).items() if k != "schema_json"}
             row["schema"] = json.loads(entry.schema_json)
-            print(json.dumps(row, ensure_ascii=False))
+            say_json(json.dumps(row, ensure_ascii=False))
         return 0
     if not found:
         print("the code cache is empty")
@@ -199,10 +201,9 @@ def cmd_cache_list(args: argparse.Namespace, settings: Settings) -> int:
         table.add_column(column, overflow="fold")
     for entry in found:
         lines = entry.task_code.count("\n") + 1
-        table.add_row(
-            entry.key[:12], entry.task, entry.model, str(entry.hits), str(lines), entry.session_id
-        )
-    Console().print(table)
+        cells = (entry.key[:12], entry.task, entry.model, str(entry.hits), str(lines))
+        table.add_row(*map(visible, (*cells, entry.session_id)))
+    TerminalConsole().print(table)
     return 0
 
 

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tui_agent.cli.common import run
+from tui_agent.cli.common import run, say, say_json
 from tui_agent.cli.toolcode import add_mcp_options
 from tui_agent.config import Settings
 
@@ -59,11 +59,11 @@ def cmd_generate(args: argparse.Namespace, settings: Settings) -> int:
         async with ToolServers(mcp) as servers:
             connected = time.perf_counter() - began
             generated = generate_packages([*servers.listings, WORKSPACE_TOOLS], out)
-        print(f"connected to {len(mcp.servers)} server(s) in {connected * 1000:.0f} ms")
+        say(f"connected to {len(mcp.servers)} server(s) in {connected * 1000:.0f} ms")
         for package in generated:
             state = "written" if package.written else "unchanged"
             count = len(package.functions)
-            print(
+            say(
                 f"{package.server.package}: {count} function{'s' if count != 1 else ''}, "
                 f"{state} in {package.seconds * 1000:.1f} ms ({package.path})"
             )
@@ -95,16 +95,16 @@ def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
             }
             for server in found
         ]
-        print(json.dumps(data, indent=2, ensure_ascii=False))
+        say_json(json.dumps(data, indent=2, ensure_ascii=False))
         return 0
     entries = {entry.stem: entry for entry in mcp.servers}
     for server in found:
         entry = entries.get(server.stem)
         where = f"  ({entry.config.describe()})" if entry else "  (the workspace, on the host)"
-        print(f"{server.name}{where}  ->  {server.package}")
+        say(f"{server.name}{where}  ->  {server.package}")
         for spec in function_specs(server):
-            print(f"  {spec.signature()}")
+            say(f"  {spec.signature()}")
             first = (spec.tool.description or "").strip().splitlines()
             if first:
-                print(f"      {first[0]}")
+                say(f"      {first[0]}")
     return 0

@@ -4,12 +4,14 @@ live sessions in workers. Screens and widgets do the rest."""
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import suppress
 from pathlib import Path
 
 from textual import on
 from textual.app import App
+from textual.filter import LineFilter
+from textual.notifications import SeverityLevel
 from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
 from tui_agent.agents.codeact import codeact_session
@@ -19,8 +21,9 @@ from tui_agent.errors import UserError
 from tui_agent.events import Event, SessionStarted
 from tui_agent.recorder import SessionRunner, new_session_id
 from tui_agent.sandbox.models import ExecuteRequest
-from tui_agent.session import SessionState
+from tui_agent.session import SessionState, fold
 from tui_agent.store import Store
+from tui_agent.terminal_text import visible, visible_event
 from tui_agent.tui.commands import BindingCommands
 from tui_agent.tui.messages import NewSessionRequested, SessionOpened, SessionRequested
 from tui_agent.tui.paths import styles_dir
@@ -39,6 +42,7 @@ from tui_agent.tui.screens.new_session import (
 from tui_agent.tui.screens.refine_flow import REFINE_WORKERS
 from tui_agent.tui.screens.replay import ReplayScreen
 from tui_agent.tui.screens.session import LiveRun, SessionScreen
+from tui_agent.tui.terminal_filter import ControlFilter
 
 STYLESHEETS = ("app.tcss", "home.tcss", "session.tcss", "items.tcss")
 SESSION_WORKERS = "sessions"
@@ -52,6 +56,10 @@ class TuiAgentApp(App[None]):
     `open_session` / `replay_session` (an id or unique prefix) open a stored session at once;
     `replay_events` replays events that are not in the store (an exported file). `clock`
     gives the wall time live elapsed figures tick on.
+
+    Screens show sessions as display copies of their events (`visible_event`: controls drawn
+    as pictures); notifications are made visible here; `ControlFilter` takes any control
+    left out of every rendered line, so none reaches the terminal.
     """
 
     TITLE = "tui-agent"
@@ -79,12 +87,35 @@ class TuiAgentApp(App[None]):
         self._queued: list[tuple[SessionStarted, AsyncIterator[Event], str | None]] = []
         self._built: dict[int, tuple[SessionStarted, AsyncIterator[Event], str]] = {}
         """Sessions built from a form, started once the form has closed (by the form's id)."""
+        self._control_filter = ControlFilter()
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """Textual's filters, then the one that keeps controls off the terminal."""
+        return [*super().get_line_filters(), self._control_filter]
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """A toast whose text (errors often quote a session's text) is made visible."""
+        super().notify(
+            visible(message),
+            title=visible(title),
+            severity=severity,
+            timeout=timeout,
+            markup=markup,
+        )
 
     async def on_mount(self) -> None:
         try:
             self.store = await Store.open(self.db_path)
         except UserError as error:
-            self.exit(return_code=1, message=str(error))
+            self.exit(return_code=1, message=visible(str(error)))
             return
         await self.push_screen(HomeScreen(self.store, self.settings.sandbox, self.settings.model))
         if self._replay_events is not None:
@@ -151,8 +182,8 @@ class TuiAgentApp(App[None]):
                 replay = Replay(await self.store.events(session_id))
                 screen: SessionScreen = ReplayScreen(self.store, replay, clock=self.clock)
             else:
-                state = await self.store.state(session_id)
-                screen = SessionScreen(self.store, state, clock=self.clock)
+                shown = map(visible_event, await self.store.events(session_id))
+                screen = SessionScreen(self.store, fold(shown), clock=self.clock)
         except UserError as error:
             self.notify(str(error), severity="error", timeout=8, markup=False)
             return

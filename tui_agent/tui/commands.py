@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from tui_agent.terminal_text import visible
 from tui_agent.tui.messages import SessionRequested
 
 if TYPE_CHECKING:
@@ -81,7 +82,7 @@ class SessionCommands(CommandList):
     def commands(self) -> Iterator[Command]:
         screen: HomeScreen = self.screen  # type: ignore[assignment]
         for summary in screen.visible:
-            sid, label = summary.session_id, f"{summary.title} ({summary.session_id})"
+            sid, label = summary.session_id, visible(f"{summary.title} ({summary.session_id})")
             yield (
                 f"Open {label}",
                 partial(screen.post_message, SessionRequested(sid, "stored")),

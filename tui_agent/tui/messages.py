@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Literal
 from textual.message import Message
 
 from tui_agent.events import Artifact, Event, FeedbackSubmitted, VersionDecided
-from tui_agent.session import SessionState
 
 SessionMode = Literal["live", "stored", "replay"]
 
@@ -17,13 +16,12 @@ if TYPE_CHECKING:
 
 
 class EventsReceived(Message):
-    """The events a session's runner recorded within one frame, in order, with the runner's
-    state after them (None when they came without one: the screen folds them itself)."""
+    """The events a session's runner recorded within one frame, in order (display copies:
+    the screen folds them into the state it shows)."""
 
-    def __init__(self, events: list[Event], state: SessionState | None = None) -> None:
+    def __init__(self, events: list[Event]) -> None:
         super().__init__()
         self.events = events
-        self.state = state
 
 
 class SessionRequested(Message):

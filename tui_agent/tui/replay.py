@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from tui_agent.events import Event
 from tui_agent.session import SessionState, fold
+from tui_agent.terminal_text import visible_event
 
 SPEEDS: tuple[float, ...] = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)
 """Playback speeds that `faster` / `slower` step through."""
@@ -40,7 +41,8 @@ def format_speed(speed: float) -> str:
 class Replay:
     """A position in `events` (0 = nothing applied, len(events) = all) and the state there.
 
-    `state` always equals `fold(events[:position])`.
+    `events` are kept as display copies (`visible_event`: their controls drawn, not acted
+    on); `state` always equals `fold(events[:position])`.
     """
 
     def __init__(
@@ -48,7 +50,7 @@ class Replay:
     ) -> None:
         if speed not in SPEEDS:
             raise ValueError(f"speed must be one of {', '.join(map(format_speed, SPEEDS))}")
-        self.events = list(events)
+        self.events = [visible_event(event) for event in events]
         self.speed = speed
         self.max_gap = max_gap
         self.position = 0

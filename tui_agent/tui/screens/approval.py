@@ -17,6 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static, TextArea
 
 from tui_agent.agents.approval import Decision, decision_for
+from tui_agent.terminal_text import visible
 from tui_agent.tui.paths import styles_dir
 
 
@@ -54,6 +55,8 @@ class ApprovalModal(ModalScreen[Decision]):
         super().__init__(classes="approval-modal")
         self.step = step
         self.code = code
+        self.shown = visible(code)
+        """The code as the editor shows it (controls drawn); run as written unless edited."""
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog") as dialog:
@@ -63,7 +66,7 @@ class ApprovalModal(ModalScreen[Decision]):
                 "or skip it.",
                 classes="question",
             )
-            yield TextArea.code_editor(self.code, language="python", id="approval-code")
+            yield TextArea.code_editor(self.shown, language="python", id="approval-code")
             with Horizontal(classes="buttons"):
                 yield Button("Skip (esc)", id="skip")
                 yield Button("Run (ctrl+r)", id="run", variant="success")
@@ -78,7 +81,7 @@ class ApprovalModal(ModalScreen[Decision]):
 
     @on(Button.Pressed, "#run")
     def action_run(self) -> None:
-        code = self.editor.text
+        code = self.code if self.editor.text == self.shown else self.editor.text
         if not code.strip():
             self.notify("The code is empty: skip instead, or restore it.", severity="warning")
             return
@@ -89,7 +92,7 @@ class ApprovalModal(ModalScreen[Decision]):
         self.dismiss(Decision("skip"))
 
     def action_restore(self) -> None:
-        self.editor.load_text(self.code)
+        self.editor.load_text(self.shown)
 
 
 class ModalApprover:

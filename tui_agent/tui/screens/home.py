@@ -12,6 +12,7 @@ from textual.widgets import DataTable, Footer, Input, Static
 from tui_agent.formatting import display_path
 from tui_agent.session import SessionSummary
 from tui_agent.store import Store, StoreError
+from tui_agent.terminal_text import visible
 from tui_agent.tui.commands import NewSessionCommands, SessionCommands
 from tui_agent.tui.messages import NewSessionRequested, SessionDeleted, SessionRequested
 from tui_agent.tui.screens.confirm import ConfirmModal
@@ -186,8 +187,10 @@ class HomeScreen(Screen[None]):
         summary = next(s for s in self.summaries if s.session_id == session_id)
         modal = ConfirmModal(
             "Delete session",
-            f"Delete '{summary.title}' ({session_id}) and all its events, items and feedback?"
-            "\nThis cannot be undone.",
+            visible(
+                f"Delete '{summary.title}' ({session_id}) and all its events, items and "
+                "feedback?\nThis cannot be undone."
+            ),
         )
 
         async def confirmed(yes: bool | None) -> None:

@@ -1,11 +1,13 @@
 """The session screen: stream pane, items table and status line over one SessionState.
 
-Live, the app's worker runs a SessionRunner whose listener hands each event here; the screen
-shows the runner's own folded state (it never folds again) and the events of one frame reach
-it as one `EventsReceived`, so the widgets catch up at most once per FRAME however fast the
-agent goes. A stored session is shown as `fold(events)`. Feedback collected on the items
-table is recorded as one FeedbackSubmitted event through a SessionRunner; `r` then refines
-the session with it and `d` reviews the candidate (the refine flow, in refine_flow.py).
+Live, the app's worker runs a SessionRunner whose listener hands each event here; the events
+of one frame reach the screen as one `EventsReceived`, so the widgets catch up at most once
+per FRAME however fast the agent goes. A stored session is shown as `fold(events)`. What a
+screen shows is always a fold of display copies (`visible_event`: a control in a session's
+text is drawn, never sent to the terminal), so live it folds the events into a state of its
+own rather than show the runner's. Feedback collected on the items table is recorded as one
+FeedbackSubmitted event through a SessionRunner; `r` then refines the session with it and
+`d` reviews the candidate (the refine flow, in refine_flow.py).
 Escape on a running session asks before cancelling it; `p` shows the strategy and recipe.
 """
 
@@ -30,6 +32,7 @@ from tui_agent.events import Artifact, Event, FeedbackSubmitted
 from tui_agent.recorder import SessionRunner
 from tui_agent.session import SessionState
 from tui_agent.store import Store, StoreError
+from tui_agent.terminal_text import visible, visible_event
 from tui_agent.tui.current_logic import current_logic
 from tui_agent.tui.messages import (
     EventsReceived,
@@ -76,7 +79,8 @@ def title_line(
     """`kind · title  id` for the top line of a session screen (the title is not markup),
     with `● cancelled` (or how else it ended) when it did not complete."""
     head = " · ".join(part for part in (prefix, kind, title) if part) or "session"
-    parts: list[str | Content | tuple[str, str]] = [(head, "bold"), "  ", (session_id, "dim")]
+    shown_id = visible(session_id)  # the state's text is visible already; its id is a key
+    parts: list[str | Content | tuple[str, str]] = [(head, "bold"), "  ", (shown_id, "dim")]
     if status not in QUIET_STATUSES:
         parts += ["  ", status_content(status)]
     return Content.assemble(*parts)
@@ -151,7 +155,6 @@ class SessionScreen(RefineFlow, Screen[None]):
         self._items_key: tuple[int, int, int] | None = None
         self._bindings_key: tuple[object, ...] | None = None
         self._inbox: list[Event] = []
-        self._inbox_state: SessionState | None = None
         self._frame_timer: Timer | None = None
         self._next_frame = 0.0
         self.shown_seq = 0
@@ -161,9 +164,9 @@ class SessionScreen(RefineFlow, Screen[None]):
     def live_session(
         cls, store: Store, live: LiveRun, *, clock: Callable[[], float]
     ) -> SessionScreen:
-        """A screen fed by `live.runner` (attach `post_event` as its listener): it shows the
-        runner's own state."""
-        return cls(store, live.runner.state, clock=clock, live=live)
+        """A screen fed by `live.runner` (attach `post_event` as its listener), from before
+        the runner's first event."""
+        return cls(store, SessionState(session_id=live.runner.session_id), clock=clock, live=live)
 
     @property
     def session_id(self) -> str:
@@ -201,14 +204,12 @@ class SessionScreen(RefineFlow, Screen[None]):
         self.query_one(StreamPane).focus()
         self.post_message(SessionOpened(self.session_id, self.mode))
 
-    def post_event(self, event: Event, state: SessionState | None = None) -> None:
-        """A SessionRunner listener: one recorded event and the runner's state after it.
+    def post_event(self, event: Event, _state: SessionState | None = None) -> None:
+        """A SessionRunner listener: one recorded event (the runner's state is not shown).
 
         The events are held until the next frame is due, then posted as one EventsReceived.
         """
         self._inbox.append(event)
-        if state is not None:
-            self._inbox_state = state
         if self._frame_timer is not None:
             return
         wait = self._next_frame - time.monotonic()
@@ -221,17 +222,13 @@ class SessionScreen(RefineFlow, Screen[None]):
         self._frame_timer = None
         self._next_frame = time.monotonic() + FRAME
         events, self._inbox = self._inbox, []
-        state, self._inbox_state = self._inbox_state, None
-        self.post_message(EventsReceived(events, state))
+        self.post_message(EventsReceived([visible_event(event) for event in events]))
 
     @on(EventsReceived)
     async def apply_events(self, message: EventsReceived) -> None:
-        """Show the runner's state (or, without one, fold the events into this screen's)."""
-        if message.state is not None:
-            self.state = message.state
-        else:
-            for event in message.events:
-                self.state.apply(event)
+        """Fold the frame's events into this screen's state and show it."""
+        for event in message.events:
+            self.state.apply(event)
         with self.app.batch_update():  # one screen update for the whole frame
             await self.render_state()
 

@@ -11,6 +11,7 @@ from textual.widgets import DataTable
 
 from tui_agent.formatting import format_cost, format_duration, format_tokens
 from tui_agent.session import SessionSummary
+from tui_agent.terminal_text import visible
 
 NARROW = 110
 """Below this width the items and tokens columns are left out and dates lose the year."""
@@ -49,7 +50,8 @@ STATUS_COLORS = {
 
 
 def summary_cells(summary: SessionSummary, narrow: bool) -> dict[str, Text]:
-    """The cells of one row (plain Text: titles are never read as markup)."""
+    """The cells of one row (plain Text: titles are never read as markup; controls in them
+    are drawn, never sent to the terminal)."""
     started = time.localtime(summary.started_at)
     tokens = summary.prompt_tokens + summary.completion_tokens
     cells = {
@@ -62,7 +64,9 @@ def summary_cells(summary: SessionSummary, narrow: bool) -> dict[str, Text]:
         "tokens": format_tokens(tokens),
         "cost": format_cost(summary.cost, summary.cost_complete),
     }
-    row = {key: Text(value, no_wrap=True, overflow="ellipsis") for key, value in cells.items()}
+    row = {
+        key: Text(visible(value), no_wrap=True, overflow="ellipsis") for key, value in cells.items()
+    }
     row["status"].stylize(STATUS_COLORS.get(summary.status, ""))
     for column in COLUMNS:
         if column.numeric:
