@@ -1,10 +1,15 @@
-"""The `exec` agent: run one program in a sandbox and record its logs, result and items."""
+"""The `exec` agent: run one program in a sandbox and record its logs, result and items.
+
+The program gets its `context` as given; the secrets in it (`tui_agent.redaction`) are masked
+in everything recorded or shown (the SessionStarted's copy of the context included, so a
+re-run from the store gets placeholders, not the secrets)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +19,7 @@ from tui_agent.analysis.models import AgentType
 from tui_agent.events import (
     CodeProposed,
     Event,
+    ExecutionFinished,
     ItemsExtracted,
     OutputAnalyzed,
     PhaseFinished,
@@ -21,6 +27,7 @@ from tui_agent.events import (
     SessionEnded,
     SessionStarted,
 )
+from tui_agent.redaction import SecretMask
 from tui_agent.sandbox.base import Sandbox
 from tui_agent.sandbox.choose import open_sandbox
 from tui_agent.sandbox.models import ExecuteRequest
@@ -46,7 +53,7 @@ def exec_started(
     refinements run with the same network access).
 
     The agent type defaults to "scraper" when the code gets a page (url or html), else
-    "generic"."""
+    "generic". Secrets in the context are masked."""
     test_context: dict[str, Any] = {"args": request.args}
     if request.context is not None:
         test_context["context"] = request.context
@@ -56,7 +63,7 @@ def exec_started(
         test_context["html"] = request.html
     if agent_type is None:
         agent_type = "scraper" if request.url or request.html is not None else "generic"
-    return SessionStarted(
+    started = SessionStarted(
         kind="exec",
         title=title,
         model=model,
@@ -68,11 +75,12 @@ def exec_started(
         },
         test_context=test_context,
     )
+    return SecretMask.of(request.context).masked_event(started)
 
 
 async def run_exec(
     sandbox: Sandbox, request: ExecuteRequest, browser: Browser | None = None
-) -> AsyncIterator[Event]:
+) -> AsyncGenerator[Event, None]:
     """Events of one run: (page load,) code, execution, items + analysis, end.
 
     With a `url` and no `html`, the page is rendered in Chromium on the host and its HTML is
@@ -133,6 +141,9 @@ def exec_session(
 
 
 async def _sandboxed(sandbox: Sandbox, request: ExecuteRequest) -> AsyncIterator[Event]:
-    async with sandbox:
-        async for event in run_exec(sandbox, request):
-            yield event
+    secrets = SecretMask.of(request.context)
+    async with sandbox, contextlib.aclosing(run_exec(sandbox, request)) as events:
+        async for event in events:
+            if isinstance(event, ExecutionFinished):
+                secrets.learn(event.context)
+            yield secrets.masked_event(event)

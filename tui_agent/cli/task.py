@@ -159,8 +159,6 @@ def _record(
     args: argparse.Namespace, started: Any, session: TaskSession, options: dict[str, Any]
 ) -> int:
     """Record the session, then print (headless) and save (-o) the updated context."""
-    from tui_agent.redaction import mask_secrets
-
     settings: Settings = options["settings"]
     session_id: str = options["session_id"]
     code = record_session(settings, started, session.events(), args.output, session_id=session_id)
@@ -168,7 +166,8 @@ def _record(
         text = json.dumps(session.context, indent=2, ensure_ascii=False, default=str)
         args.output_file.write_text(text + "\n", encoding="utf-8")
     if args.output == "headless":
-        say_json(json.dumps(mask_secrets(session.context), indent=2, ensure_ascii=False))
+        masked = session.secrets.masked(session.context)
+        say_json(json.dumps(masked, indent=2, ensure_ascii=False, default=str))
     return code
 
 

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from tui_agent.redaction import is_secret_key
+from tui_agent.redaction import SecretMask, is_secret_key
 
 METADATA_KEY = "_ai_metadata"
 ANALYSIS_KEY = "_data_analysis"
@@ -80,39 +80,60 @@ def _preview(value: Any) -> str:
     return text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 1] + "…"
 
 
-def describe_value(key: str, value: Any) -> str:
-    """One line about a context value for the model: type, size and a preview (a secret is
-    described, never shown)."""
+def describe_value(key: str, value: Any, secrets: SecretMask | None = None) -> str:
+    """One line about a context value for the model: type, size and a preview. A secret is
+    described, never shown: previews show `<secret:PATH>` where secrets are."""
     kind = _type_name(value)
     if is_secret_key(key):
         size = f", {len(value)} characters" if isinstance(value, str) else ""
-        return f"{kind}{size}, a secret: use context[{key!r}] in code, its value is not shown"
+        return (
+            f"{kind}{size}, a secret shown as <secret:{key}>: use context[{key!r}] in code, "
+            "its value is not shown"
+        )
+    shown = (secrets or SecretMask.of({key: value})).placeholders({key: value})[key]
     if isinstance(value, str):
         decoded = _decoded_kind(value)
         if decoded:
             return f"str, {len(value):,} characters ({decoded})"
-        return f"str, {len(value):,} characters: {_preview(value)}"
+        return f"str, {len(value):,} characters: {_preview(shown)}"
     if isinstance(value, dict):
         keys = ", ".join(repr(k) for k in list(value)[:12])
         more = f" and {len(value) - 12} more" if len(value) > 12 else ""
-        return f"dict with {len(value)} keys ({keys}{more}): {_preview(value)}"
+        return f"dict with {len(value)} keys ({keys}{more}): {_preview(shown)}"
     if isinstance(value, list):
-        return f"list of {len(value)} items: {_preview(value)}"
-    return f"{kind}: {_preview(value)}"
+        return f"list of {len(value)} items: {_preview(shown)}"
+    return f"{kind}: {_preview(shown)}"
 
 
-def summarise_context(context: dict[str, Any]) -> str:
-    """The context as the model's prompt shows it: one line per key, in order."""
+def secrets_note(context: dict[str, Any]) -> str:
+    """The lines telling the model where each secret of `context` is (empty without any)."""
+    listed = SecretMask.of(context).listed
+    if not listed:
+        return ""
+    lines = [f"- {secret.placeholder} is {secret.where}" for secret in listed]
+    return (
+        "SECRETS (their values are never shown to you; wherever you see a placeholder, the "
+        "real value is in `context` at that place, so read it from there in code):\n"
+        + "\n".join(lines)
+    )
+
+
+def summarise_context(context: dict[str, Any], secrets: SecretMask | None = None) -> str:
+    """The context as the model's prompt shows it: one line per key, in order, then where
+    its secrets are. `secrets` masks values (those learned so far; by default the context's
+    own)."""
     if not context:
         return "(empty: the context holds no data)"
+    shown = {key: value for key, value in context.items() if key != METADATA_KEY}
+    secrets = secrets or SecretMask.of(shown)
     lines = [
-        f"- context[{key!r}]: {describe_value(str(key), value)}"
-        for key, value in list(context.items())[:MAX_SUMMARY_KEYS]
-        if key != METADATA_KEY
+        f"- context[{key!r}]: {describe_value(str(key), value, secrets)}"
+        for key, value in list(shown.items())[:MAX_SUMMARY_KEYS]
     ]
-    if len(context) > MAX_SUMMARY_KEYS:
-        lines.append(f"- … and {len(context) - MAX_SUMMARY_KEYS} more keys")
-    return "\n".join(lines)
+    if len(shown) > MAX_SUMMARY_KEYS:
+        lines.append(f"- … and {len(shown) - MAX_SUMMARY_KEYS} more keys")
+    note = secrets_note(shown)
+    return "\n".join(lines) + (f"\n\n{note}" if note else "")
 
 
 @dataclass(frozen=True)

@@ -52,7 +52,7 @@ from tui_agent.events import (
 )
 from tui_agent.llm import LLM, LLMError, Message, ProviderUnavailable
 from tui_agent.llm.errors import redact
-from tui_agent.redaction import mask_secrets
+from tui_agent.redaction import SecretMask
 from tui_agent.sandbox.base import Sandbox, SandboxError
 from tui_agent.sandbox.models import ExecuteRequest, ExecuteResult
 
@@ -91,7 +91,8 @@ class TaskNode:
 
 @dataclass
 class TaskOutcome:
-    """How a task ended: the context it returns (secrets in clear: for the caller only)."""
+    """How a task ended: the context it returns (secrets in clear: for the caller only; its
+    `_ai_metadata` masked)."""
 
     status: Literal["success", "failed"]
     context: dict[str, Any]
@@ -102,12 +103,14 @@ class TaskOutcome:
 @dataclass
 class TaskEnvironment:
     """What the tasks of one session share: the sandbox, the step numbers, the cache, the
-    breaker and the session's id (the cache notes which session wrote an entry)."""
+    breaker, the session's id (the cache notes which session wrote an entry) and the secrets
+    learned from its contexts (masked in every prompt and event)."""
 
     sandbox: Sandbox
     session_id: str
     breaker: CircuitBreaker
     cache: code_cache.CodeCache | None = None
+    secrets: SecretMask = field(default_factory=SecretMask)
     steps: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     sandbox_used: bool = False
     _starting: asyncio.Task[None] | None = None
@@ -185,6 +188,7 @@ class TaskRun:
         self.node = node
         self.input = dict(context)
         self.env = env
+        env.secrets.learn(self.input)
         self.spending = spending
         self.trace = TaskTrace(
             task=node.task,
@@ -348,6 +352,7 @@ class TaskRun:
             after_analysis=after_analysis,
             text_protocol=node.text_protocol,
             failures=self.failures,
+            secrets=self.env.secrets,
         )
         generation = Generation(
             node.llm,
@@ -450,8 +455,8 @@ class TaskRun:
     async def _execute(
         self, step: int, code: str, context: dict[str, Any], timeout: float, fresh: bool
     ) -> AsyncIterator[Event | ExecuteResult]:
-        """The run's events (context and result with secrets masked), then its result.
-        `fresh`: in a new interpreter, nothing left from earlier runs."""
+        """The run's events, then its result (secrets it wrote under new keys are learned
+        first). `fresh`: in a new interpreter, nothing left from earlier runs."""
         await self._sandbox_ready()
         try:
             if fresh and self.env.sandbox_used:
@@ -462,12 +467,8 @@ class TaskRun:
             )
             async for event in run.events():
                 if isinstance(event, ExecutionFinished):
-                    event = event.model_copy(
-                        update={
-                            "context": mask_secrets(event.context),
-                            "result": mask_secrets(event.result),
-                        }
-                    )
+                    self.env.secrets.learn(event.context)
+                    self.env.secrets.learn(event.result)
                 yield event
         except SandboxError as exc:
             self._sandbox_lost(exc)
@@ -497,7 +498,9 @@ class TaskRun:
         output: list[str],
     ) -> AsyncIterator[Event]:
         validator = self.node.validator
-        messages: list[Message] = validator_messages(self.node.task, before, after, change, output)
+        messages: list[Message] = validator_messages(
+            self.node.task, before, after, change, output, self.env.secrets
+        )
         verdict: Verdict | None = None
         problem = ""
         async with self._model(validator):
@@ -555,12 +558,12 @@ class TaskRun:
         )
 
     def _succeeded(self, after: dict[str, Any]) -> None:
-        metadata = self.trace.as_metadata(time.monotonic() - self._began)
+        metadata = self.env.secrets.masked(self.trace.as_metadata(time.monotonic() - self._began))
         self.outcome = TaskOutcome("success", {**after, METADATA_KEY: metadata})
 
     def _failed(self, status: FailureStatus, error: str) -> TaskResult:
-        metadata = self.trace.as_metadata(
-            time.monotonic() - self._began, status=status, final_error=error
+        metadata = self.env.secrets.masked(
+            self.trace.as_metadata(time.monotonic() - self._began, status=status, final_error=error)
         )
         self.outcome = TaskOutcome("failed", {**self.input, METADATA_KEY: metadata}, status, error)
         return self._result_event()
@@ -571,8 +574,8 @@ class TaskRun:
             node=self.node.node_id,
             node_type=self.node.node_type,
             status=self.outcome.status,
-            context=mask_secrets(self.outcome.context),
-            input_context=mask_secrets(self.input),
+            context=self.outcome.context,
+            input_context=self.input,
         )
 
 

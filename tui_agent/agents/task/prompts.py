@@ -10,7 +10,7 @@ from typing import Any
 
 from tui_agent.agents.task.context import ANALYSIS_KEY, ContextChange, summarise_context
 from tui_agent.llm import Message
-from tui_agent.redaction import mask_secrets
+from tui_agent.redaction import SecretMask
 
 PREVIEW_LINES = 3
 PREVIEW_CHARS = 240
@@ -130,11 +130,13 @@ def code_preview(code: str) -> str:
     return preview + ("..." if preview != code.strip() else "")
 
 
-def error_history(failures: Sequence[FailedAttempt]) -> str:
-    """Every failed attempt in order: `Attempt N: FAILED`, its error, a code preview."""
+def error_history(failures: Sequence[FailedAttempt], secrets: SecretMask | None = None) -> str:
+    """Every failed attempt in order: `Attempt N: FAILED`, its error, a code preview (secrets
+    in them masked)."""
+    mask = (secrets or SecretMask()).text
     blocks = [
-        f"Attempt {failure.attempt}: FAILED\nError: {failure.error}\n"
-        f"Code preview: {code_preview(failure.code) if failure.code else '(no code)'}"
+        f"Attempt {failure.attempt}: FAILED\nError: {mask(failure.error)}\n"
+        f"Code preview: {mask(code_preview(failure.code)) if failure.code else '(no code)'}"
         for failure in failures
     ]
     return "\n\n".join(blocks)
@@ -147,12 +149,15 @@ def generation_messages(
     after_analysis: bool,
     text_protocol: bool,
     failures: Sequence[FailedAttempt] = (),
+    secrets: SecretMask | None = None,
 ) -> list[Message]:
     """The messages asking for code: the stage prompt (stage two once the analysis ran), the
-    task, and the error history of the attempts that failed."""
+    task, and the error history of the attempts that failed. `secrets` (by default the
+    context's own) are shown as placeholders wherever they appear."""
+    secrets = secrets or SecretMask.of(context)
     common = COMMON.format(
         tools=tools_section(text_protocol),
-        context_summary=summarise_context(context),
+        context_summary=summarise_context(context, secrets),
         task=task,
     )
     if after_analysis:
@@ -161,10 +166,12 @@ def generation_messages(
         system = STAGE_ONE.format(tools=tools_section(text_protocol), common=common)
     request = f"Task: {task}"
     if after_analysis and ANALYSIS_KEY in context:
-        found = json.dumps(mask_secrets(context[ANALYSIS_KEY]), ensure_ascii=False, default=str)
+        found = json.dumps(
+            secrets.placeholders(context[ANALYSIS_KEY]), ensure_ascii=False, default=str
+        )
         request += f"\n\nANALYSIS RESULTS (context[{ANALYSIS_KEY!r}]):\n{found[:ANALYSIS_CHARS]}"
     if failures:
-        request += f"\n\n{HISTORY_HEAD}\n\n{error_history(failures)}"
+        request += f"\n\n{HISTORY_HEAD}\n\n{error_history(failures, secrets)}"
     return [{"role": "system", "content": system}, {"role": "user", "content": request}]
 
 
@@ -176,8 +183,10 @@ def no_code_message(problem: str) -> str:
     )
 
 
-def _shown(value: Any) -> str:
-    text = json.dumps(mask_secrets(value), ensure_ascii=False, default=str)
+def _shown(key: str, value: Any, secrets: SecretMask) -> str:
+    """`value` written under `key`, as JSON for the validator (secrets as placeholders, the
+    whole value when `key` is a secret key)."""
+    text = json.dumps(secrets.placeholders({key: value})[key], ensure_ascii=False, default=str)
     return text if len(text) <= VALUE_CHARS else text[: VALUE_CHARS - 1] + "…"
 
 
@@ -187,14 +196,21 @@ def validator_messages(
     after: dict[str, Any],
     change: ContextChange,
     output: Sequence[str],
+    secrets: SecretMask | None = None,
 ) -> list[Message]:
-    """The validator's messages: the task, the context before, what the code wrote, its output."""
-    written = "\n".join(f"- {key} = {_shown(after[key])}" for key in change.written) or "(none)"
-    removed = ", ".join(change.removed) or "(none)"
-    printed = "\n".join(output[-OUTPUT_LINES:]) or "(nothing)"
+    """The validator's messages: the task, the context before, what the code wrote, its
+    output; `secrets` (by default those of both contexts) shown as placeholders."""
+    if secrets is None:
+        secrets = SecretMask.of(before)
+        secrets.learn(after)
+    written = "\n".join(
+        f"- {secrets.text(key)} = {_shown(key, after[key], secrets)}" for key in change.written
+    )
+    removed = ", ".join(secrets.text(key) for key in change.removed) or "(none)"
+    printed = "\n".join(secrets.text(line) for line in output[-OUTPUT_LINES:]) or "(nothing)"
     user = (
-        f"TASK:\n{task}\n\nCONTEXT BEFORE:\n{summarise_context(before)}\n\n"
-        f"KEYS THE CODE ADDED OR CHANGED:\n{written}\n\nKEYS REMOVED: {removed}\n\n"
+        f"TASK:\n{task}\n\nCONTEXT BEFORE:\n{summarise_context(before, secrets)}\n\n"
+        f"KEYS THE CODE ADDED OR CHANGED:\n{written or '(none)'}\n\nKEYS REMOVED: {removed}\n\n"
         f"WHAT THE CODE PRINTED (last lines):\n{printed}\n\nIs this output valid?"
     )
     return [{"role": "system", "content": VALIDATOR_SYSTEM}, {"role": "user", "content": user}]

@@ -4,13 +4,16 @@
 context that is not an object, no model, a model litellm does not know or whose key is
 missing, a budget on an unpriced model, a missing sandbox) and return the SessionStarted and
 a `TaskSession` whose `events()` the SessionRunner records. Its `context` is the updated
-context once the run ended (secrets in clear, for the caller to print or save).
+context once the run ended (secrets in clear, for the caller to save; `secrets` masks it for
+printing). Every event it yields is masked by the secrets learned from the context (module
+`tui_agent.redaction`): what is recorded, shown or exported never holds them.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+import contextlib
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,7 +29,7 @@ from tui_agent.config import ConfigError, Settings
 from tui_agent.events import Event, PhaseFinished, PhaseStarted, SessionEnded, SessionStarted
 from tui_agent.llm import LLM, price_known
 from tui_agent.llm.provider import tools_supported
-from tui_agent.redaction import mask_secrets
+from tui_agent.redaction import SecretMask
 from tui_agent.sandbox.base import Sandbox
 from tui_agent.sandbox.choose import open_sandbox
 
@@ -120,16 +123,18 @@ def _started(
     context: dict[str, Any],
     sandbox: Sandbox,
     limits: TaskLimits,
+    secrets: SecretMask,
 ) -> SessionStarted:
     """The SessionStarted of a task session: the context given is kept (secrets masked)."""
-    return SessionStarted(
+    started = SessionStarted(
         kind="task",
         title=_title(title),
         model=model,
         params={**params, "cache": limits.use_cache, "sandbox": sandbox.name},
         agent_type="transformer",
-        test_context={"context": mask_secrets(context)},
+        test_context={"context": context},
     )
+    return secrets.masked_event(started)
 
 
 def _context(context: Any) -> dict[str, Any]:
@@ -171,9 +176,12 @@ def task_session(
         "max_attempts": limits.max_attempts,
         "budget": limits.budget,
     }
-    started = _started(task, node.llm.model, params, context, sandbox, limits)
+    secrets = SecretMask.of(context)
+    started = _started(task, node.llm.model, params, context, sandbox, limits, secrets)
     budgets = [("task", Budget(node.llm.model, limits.budget))] if limits.budget else []
-    env = TaskEnvironment(sandbox, session_id, breaker, cache if limits.use_cache else None)
+    env = TaskEnvironment(
+        sandbox, session_id, breaker, cache if limits.use_cache else None, secrets
+    )
     return started, TaskSession([node], context, env, Spending(budgets), [], workflow=False)
 
 
@@ -210,7 +218,8 @@ def workflow_session(
         "nodes": [node.node_id for node in nodes],
         "budget": workflow.budget or limits.budget,
     }
-    started = _started(title, nodes[0].llm.model, params, context, sandbox, limits)
+    secrets = SecretMask.of(context)
+    started = _started(title, nodes[0].llm.model, params, context, sandbox, limits, secrets)
     limit = workflow.budget or limits.budget
     overall = [("workflow", Budget(nodes[0].llm.model, limit))] if limit else []
     node_budgets = [
@@ -219,7 +228,9 @@ def workflow_session(
         else None
         for node in nodes
     ]
-    env = TaskEnvironment(sandbox, session_id, breaker, cache if limits.use_cache else None)
+    env = TaskEnvironment(
+        sandbox, session_id, breaker, cache if limits.use_cache else None, secrets
+    )
     return started, TaskSession(nodes, context, env, Spending(overall), node_budgets, workflow=True)
 
 
@@ -272,7 +283,18 @@ class TaskSession:
     def sandbox(self) -> Sandbox:
         return self.env.sandbox
 
+    @property
+    def secrets(self) -> SecretMask:
+        """The secrets learned so far (from the context, and from what the runs wrote)."""
+        return self.env.secrets
+
     async def events(self) -> AsyncIterator[Event]:
+        """Every event of the run, its secrets masked (see the module docstring)."""
+        async with contextlib.aclosing(self._events()) as events:
+            async for event in events:
+                yield self.env.secrets.masked_event(event)
+
+    async def _events(self) -> AsyncGenerator[Event, None]:
         """Every node in turn, then SessionEnded; the sandbox and the cache are closed last."""
         end = SessionEnded(status="completed")
         self.env.start_sandbox()
