@@ -12,6 +12,7 @@ from textual import on
 from textual.app import App
 from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
+from tui_agent.agents.browsing import browser_for
 from tui_agent.agents.codeact import codeact_session
 from tui_agent.agents.execute import decode_arg, exec_session
 from tui_agent.config import Settings, load_settings
@@ -39,6 +40,7 @@ from tui_agent.tui.screens.new_session import (
 from tui_agent.tui.screens.refine_flow import REFINE_WORKERS
 from tui_agent.tui.screens.replay import ReplayScreen
 from tui_agent.tui.screens.session import LiveRun, SessionScreen
+from tui_agent.web.navigation import check_navigable
 
 STYLESHEETS = ("app.tcss", "home.tcss", "session.tcss", "items.tcss")
 SESSION_WORKERS = "sessions"
@@ -237,7 +239,7 @@ class TuiAgentApp(App[None]):
             code=form.code,
             args=[decode_arg(arg) for arg in form.args],
             context=form.context,
-            url=form.url,
+            url=check_navigable(form.url, self.settings.allow_file_urls) if form.url else None,
             timeout=form.timeout,
         )
         return exec_session(
@@ -247,6 +249,7 @@ class TuiAgentApp(App[None]):
             workspace=self.settings.workspace,
             model=self.settings.model,
             agent_type=form.agent_type,  # type: ignore[arg-type]
+            browser=browser_for(self.settings, form.url),
         )
 
     @on(SessionOpened)
