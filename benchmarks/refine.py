@@ -52,7 +52,6 @@ from tui_agent.recorder import SessionRunner
 from tui_agent.sandbox.choose import AUTO_ORDER, backend_status, open_sandbox
 from tui_agent.sandbox.models import ExecuteRequest
 from tui_agent.store import Store
-from tui_agent.web.browser import find_chromium
 from tui_agent.web.recipe import parse_recipe
 
 RECIPES = Path(__file__).resolve().parents[1] / "recipes"
@@ -140,7 +139,7 @@ async def recipe_case(case: RecipeCase, site: DemoSite, items: int, folder: Path
     settings = Settings(db=folder / f"{time.monotonic_ns()}.db", model=None)
     async with await Store.open(settings.db) as store:
         began = time.perf_counter()
-        agent = run_recipe(recipe, url, max_items=items, executable=find_chromium())
+        agent = run_recipe(recipe, url, max_items=items)
         state = await SessionRunner(store).run(recipe_started(recipe, url, items), agent)
         plain = time.perf_counter() - began
     assert state.status == "completed", state.errors

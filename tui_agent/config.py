@@ -70,6 +70,13 @@ class Settings(BaseSettings):
     workspace: Path = default_workspace()
     workspace_quota_mb: int = Field(default=1024, ge=0)
     chromium: str | None = None
+    allow_file_urls: bool = False
+    """Chromium may load file:// pages, beneath the start page's folder (--allow-file-urls)."""
+    browser_sandbox: bool = True
+    """Chromium's own sandbox, as `browser_user` when tui-agent runs as root; off only with
+    --no-browser-sandbox (TUI_AGENT_BROWSER_SANDBOX=false)."""
+    browser_user: str = "nobody"
+    """The unprivileged user Chromium runs as when tui-agent runs as root."""
     api_base: str | None = None
     mcp_config: Path | None = None
     """The MCP servers' config file of tool code sessions (TUI_AGENT_MCP_CONFIG)."""

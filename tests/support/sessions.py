@@ -22,7 +22,6 @@ from tui_agent.sandbox.choose import open_sandbox
 from tui_agent.sandbox.models import ExecuteRequest
 from tui_agent.session import SessionState
 from tui_agent.store import Store
-from tui_agent.web.browser import find_chromium
 from tui_agent.web.recipe import RecipeFile
 
 MODEL = "gpt-4o-mini"
@@ -59,7 +58,7 @@ async def record_exec(
 async def record_recipe(store: Store, recipe: RecipeFile, url: str, max_items: int) -> SessionState:
     """A scrape session of `recipe` on `url`, run in Chromium and recorded in `store`."""
     started = recipe_started(recipe, url, max_items)
-    agent = run_recipe(recipe, url, max_items=max_items, executable=find_chromium())
+    agent = run_recipe(recipe, url, max_items=max_items)
     return await SessionRunner(store).run(started, agent)
 
 

@@ -24,10 +24,11 @@ def demo_site() -> Iterator[DemoSite]:
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def browser() -> AsyncIterator[Browser]:
-    """One Chromium for the test module (skipped, or failed under CI, without one)."""
+async def browser(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Browser]:
+    """One Chromium for the test module (skipped, or failed under CI, without one); it loads
+    file:// pages from the tests' temporary folders, as --allow-file-urls would."""
     require_chromium()
-    async with Browser() as running:
+    async with Browser(files=tmp_path_factory.getbasetemp()) as running:
         yield running
 
 

@@ -83,20 +83,15 @@ async def run_exec(
 ) -> AsyncGenerator[Event, None]:
     """Events of one run: (page load,) code, execution, items + analysis, end.
 
-    With a `url` and no `html`, the page is rendered in Chromium on the host and its HTML is
-    passed in, so the sandbox itself needs no network.
+    With a `url` and no `html`, the page is rendered in Chromium on the host (`browser`, not
+    yet started: a default one if None) and its HTML is passed in, so the sandbox itself
+    needs no network.
     """
     if request.url and request.html is None:
         yield PhaseStarted(phase="load page", detail=request.url)
         began = time.monotonic()
-        active = browser or Browser()
-        if browser is None:
-            await active.start()
-        try:
+        async with browser or Browser() as active:
             page = await active.render(request.url, timeout=request.timeout)
-        finally:
-            if browser is None:
-                await active.close()
         request = request.model_copy(update={"html": page.html, "url": page.url})
         yield PhaseFinished(
             phase="load page",
@@ -129,20 +124,24 @@ def exec_session(
     network: bool = False,
     model: str | None = None,
     agent_type: AgentType | None = None,
+    browser: Browser | None = None,
 ) -> tuple[SessionStarted, AsyncIterator[Event]]:
-    """An exec session ready to record: its SessionStarted and its events.
+    """An exec session ready to record: its SessionStarted and its events (`browser`: the
+    one, not yet started, that renders the request's url).
 
     The sandbox is chosen now, so a missing backend is a SandboxError before anything is
     recorded; it is started and closed by the event stream itself.
     """
     sandbox = open_sandbox(sandbox_name, workspace=workspace, network=network)
     started = exec_started(request, title, model, agent_type, network=network)
-    return started, _sandboxed(sandbox, request)
+    return started, _sandboxed(sandbox, request, browser)
 
 
-async def _sandboxed(sandbox: Sandbox, request: ExecuteRequest) -> AsyncIterator[Event]:
+async def _sandboxed(
+    sandbox: Sandbox, request: ExecuteRequest, browser: Browser | None
+) -> AsyncIterator[Event]:
     secrets = SecretMask.of(request.context)
-    async with sandbox, contextlib.aclosing(run_exec(sandbox, request)) as events:
+    async with sandbox, contextlib.aclosing(run_exec(sandbox, request, browser)) as events:
         async for event in events:
             if isinstance(event, ExecutionFinished):
                 secrets.learn(event.context)

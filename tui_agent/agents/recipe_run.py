@@ -15,6 +15,7 @@ from pathlib import Path
 
 from playwright.async_api import Error as PlaywrightError
 
+from tui_agent.agents.browsing import browser_for, check_start_url
 from tui_agent.analysis import analyze_output
 from tui_agent.config import Settings
 from tui_agent.events import (
@@ -26,7 +27,8 @@ from tui_agent.events import (
     SessionEnded,
     SessionStarted,
 )
-from tui_agent.web.browser import Browser, BrowserError, check_reachable, check_url, find_chromium
+from tui_agent.web.browser import Browser, BrowserError, find_chromium
+from tui_agent.web.navigation import goto
 from tui_agent.web.page_wait import WAIT_CAP
 from tui_agent.web.recipe import (
     BrowserGone,
@@ -66,20 +68,21 @@ async def run_recipe(
     url: str,
     *,
     max_items: int | None = None,
-    executable: str | None = None,
+    browser: Browser | None = None,
     wait: float = WAIT_CAP,
     parser: DetailsParser | None = None,
 ) -> AsyncIterator[Event]:
-    """The events of one run of `recipe` on `url`, in a Chromium of its own (`parser`: the
-    model that reads DETAILS_SCHEMA's fields when the recipe asks for it)."""
-    browser = Browser(executable)
+    """The events of one run of `recipe` on `url`, in a Chromium of its own (`browser`, not
+    yet started: a default one if None; `parser`: the model that reads DETAILS_SCHEMA's
+    fields when the recipe asks for it)."""
+    browser = browser or Browser()
     try:
         yield PhaseStarted(phase="load", detail=url)
         began = time.monotonic()
         try:
             await browser.start()
             page = await browser.page()
-            response = await page.goto(url, timeout=LOAD_TIMEOUT_MS)
+            response = await goto(page, url, timeout=LOAD_TIMEOUT_MS)
         except (BrowserError, PlaywrightError) as exc:
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             message = reason if isinstance(exc, BrowserError) else f"cannot load {url}: {reason}"
@@ -167,8 +170,8 @@ def recipe_session(
         raise RecipeError(f"--max-items must be at least 1, got {max_items}")
     if not 0 < wait <= MAX_WAIT:
         raise RecipeError(f"--wait must be more than 0 and at most {MAX_WAIT:g} seconds")
-    check_reachable(check_url(url))
-    executable = settings.chromium or find_chromium()
+    check_start_url(url, settings)
+    browser = browser_for(settings, url, settings.chromium or find_chromium())
     parser = None
     if recipe.bindings.DETAILS_SCHEMA and settings.model:
         from tui_agent.llm.client import LLM
@@ -176,7 +179,5 @@ def recipe_session(
         llm = LLM(settings.model, api_base=settings.api_base)
         parser = DetailsParser(llm, DetailsCache(Path(settings.db).parent / "details-cache"))
     started = recipe_started(recipe, url, max_items, recipe_path)
-    events = run_recipe(
-        recipe, url, max_items=max_items, executable=executable, wait=wait, parser=parser
-    )
+    events = run_recipe(recipe, url, max_items=max_items, browser=browser, wait=wait, parser=parser)
     return started, events

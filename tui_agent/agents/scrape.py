@@ -28,6 +28,7 @@ from urllib.parse import urlparse
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
+from tui_agent.agents.browsing import browser_for, check_start_url
 from tui_agent.agents.recipe_run import LOAD_TIMEOUT_MS, MAX_WAIT, extract_phase
 from tui_agent.config import ConfigError, Settings
 from tui_agent.events import (
@@ -41,8 +42,9 @@ from tui_agent.events import (
     SessionStarted,
 )
 from tui_agent.llm.client import LLM
-from tui_agent.web.browser import Browser, BrowserError, check_reachable, check_url, find_chromium
+from tui_agent.web.browser import Browser, BrowserError, find_chromium
 from tui_agent.web.generate import GeneratorPhase, RecipeGenerator
+from tui_agent.web.navigation import goto
 from tui_agent.web.page_wait import WAIT_CAP
 from tui_agent.web.plan import (
     Fragment,
@@ -123,8 +125,8 @@ def scrape_session(
         raise ConfigError("--planner llm needs a model: pass --model or set TUI_AGENT_MODEL")
     if save_recipe is not None and not Path(save_recipe).resolve().parent.is_dir():
         raise ConfigError(f"cannot save the recipe to {save_recipe}: no such folder")
-    check_reachable(check_url(url))
-    executable = settings.chromium or find_chromium()
+    check_start_url(url, settings)
+    browser = browser_for(settings, url, settings.chromium or find_chromium())
     llm = (
         LLM(settings.model, api_base=settings.api_base)
         if planner != "offline" and settings.model
@@ -160,7 +162,7 @@ def scrape_session(
         parse_details=parse_details,
         cache=details_cache(settings),
     )
-    return started, agent.run(executable)
+    return started, agent.run(browser)
 
 
 def details_cache(settings: Settings) -> DetailsCache:
@@ -201,8 +203,9 @@ class ScrapeAgent:
         self.strategy: Strategy | None = None
         self.recipe: RecipeFile | None = None
 
-    async def run(self, executable: str | None = None) -> AsyncIterator[Event]:
-        browser = Browser(executable)
+    async def run(self, browser: Browser | None = None) -> AsyncIterator[Event]:
+        """The session's events, in `browser` (not yet started; a default one if None)."""
+        browser = browser or Browser()
         try:
             async for event in self._phases(browser):
                 yield event
@@ -295,7 +298,7 @@ class ScrapeAgent:
         """A fresh page on the URL; a _Failed naming why it could not load."""
         try:
             page = await browser.page()
-            response = await page.goto(self.url, timeout=LOAD_TIMEOUT_MS)
+            response = await goto(page, self.url, timeout=LOAD_TIMEOUT_MS)
         except (BrowserError, PlaywrightError) as exc:
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             message = (

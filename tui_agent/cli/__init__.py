@@ -57,7 +57,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        settings = load_settings(db=getattr(args, "db", None), model=getattr(args, "model", None))
+        settings = load_settings(
+            db=getattr(args, "db", None),
+            model=getattr(args, "model", None),
+            allow_file_urls=getattr(args, "allow_file_urls", None),
+            browser_sandbox=getattr(args, "browser_sandbox", None),
+        )
         return args.handler(args, settings)
     except UserError as exc:  # input or environment: one line, exit code 1
         say(f"tui-agent: {exc}", err=True)

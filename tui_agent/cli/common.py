@@ -30,7 +30,7 @@ class UsageError(UserError):
 
 
 def common_options() -> argparse.ArgumentParser:
-    """--db and --model, accepted by every command."""
+    """--db, --model and the browser's options, accepted by every command."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--db",
@@ -42,6 +42,21 @@ def common_options() -> argparse.ArgumentParser:
         "--model",
         default=argparse.SUPPRESS,
         help="litellm model name (default: TUI_AGENT_MODEL or config.toml)",
+    )
+    common.add_argument(
+        "--allow-file-urls",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="let Chromium load file:// pages (those beneath the start page's folder; "
+        "default: TUI_AGENT_ALLOW_FILE_URLS or off)",
+    )
+    common.add_argument(
+        "--no-browser-sandbox",
+        dest="browser_sandbox",
+        action="store_false",
+        default=argparse.SUPPRESS,
+        help="run Chromium without its sandbox, as the user tui-agent runs as (root too): "
+        "only for pages you trust (default: TUI_AGENT_BROWSER_SANDBOX or on)",
     )
     return common
 

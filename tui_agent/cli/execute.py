@@ -52,8 +52,9 @@ def read_code(path: Path) -> str:
 
 
 def cmd_exec(args: argparse.Namespace, settings: Settings) -> int:
+    from tui_agent.agents.browsing import browser_for
     from tui_agent.agents.execute import decode_arg, exec_session
-    from tui_agent.web.browser import check_url
+    from tui_agent.web.navigation import check_navigable
 
     if args.timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds")
@@ -61,7 +62,7 @@ def cmd_exec(args: argparse.Namespace, settings: Settings) -> int:
         code=read_code(args.file),
         args=[decode_arg(a) for a in args.args],
         context=read_json_object(args.context, "context file") if args.context else None,
-        url=check_url(args.url) if args.url else None,
+        url=check_navigable(args.url, settings.allow_file_urls) if args.url else None,
         timeout=args.timeout,
     )
     started, agent = exec_session(
@@ -72,5 +73,6 @@ def cmd_exec(args: argparse.Namespace, settings: Settings) -> int:
         network=args.network,
         model=settings.model,
         agent_type=args.agent_type,
+        browser=browser_for(settings, args.url),
     )
     return record_session(settings, started, agent, args.output)

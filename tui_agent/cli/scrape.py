@@ -16,7 +16,11 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         parents=[common],
         help="explore a list page, write a verified recipe, and extract its items",
     )
-    scrape.add_argument("url", metavar="URL", help="the list page (http://, https:// or file://)")
+    scrape.add_argument(
+        "url",
+        metavar="URL",
+        help="the list page (http:// or https://; file:// with --allow-file-urls)",
+    )
     scrape.add_argument(
         "--task", required=True, help='what to extract, in words (e.g. "Extract 20 items")'
     )

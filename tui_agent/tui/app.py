@@ -14,6 +14,7 @@ from textual.filter import LineFilter
 from textual.notifications import SeverityLevel
 from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
+from tui_agent.agents.browsing import browser_for
 from tui_agent.agents.codeact import codeact_session
 from tui_agent.agents.execute import decode_arg, exec_session
 from tui_agent.config import Settings, load_settings
@@ -43,6 +44,7 @@ from tui_agent.tui.screens.refine_flow import REFINE_WORKERS
 from tui_agent.tui.screens.replay import ReplayScreen
 from tui_agent.tui.screens.session import LiveRun, SessionScreen
 from tui_agent.tui.terminal_filter import ControlFilter
+from tui_agent.web.navigation import check_navigable
 
 STYLESHEETS = ("app.tcss", "home.tcss", "session.tcss", "items.tcss")
 SESSION_WORKERS = "sessions"
@@ -268,7 +270,7 @@ class TuiAgentApp(App[None]):
             code=form.code,
             args=[decode_arg(arg) for arg in form.args],
             context=form.context,
-            url=form.url,
+            url=check_navigable(form.url, self.settings.allow_file_urls) if form.url else None,
             timeout=form.timeout,
         )
         return exec_session(
@@ -278,6 +280,7 @@ class TuiAgentApp(App[None]):
             workspace=self.settings.workspace,
             model=self.settings.model,
             agent_type=form.agent_type,  # type: ignore[arg-type]
+            browser=browser_for(self.settings, form.url),
         )
 
     @on(SessionOpened)

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
+from tui_agent.agents.browsing import browser_for
 from tui_agent.agents.refine.base import RefinementError
 from tui_agent.agents.streaming import StepRun
 from tui_agent.analysis import analyze_output
@@ -26,7 +27,7 @@ from tui_agent.sandbox.base import Sandbox, SandboxError
 from tui_agent.sandbox.choose import open_sandbox
 from tui_agent.sandbox.models import ExecuteRequest, ExecuteResult, items_of
 from tui_agent.session import SessionState
-from tui_agent.web.browser import Browser, BrowserError
+from tui_agent.web.browser import BrowserError
 
 DEFAULT_TIMEOUT = 30.0
 
@@ -122,7 +123,7 @@ async def load_page(
         return
     yield PhaseStarted(phase="load page", detail=url)
     began = time.monotonic()
-    async with Browser(settings.chromium) as browser:
+    async with browser_for(settings, url) as browser:
         page = await browser.render(url, timeout=timeout)
     context["html"] = page.html
     yield PhaseFinished(

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from playwright.async_api import Error as PlaywrightError
 
+from tui_agent.agents.browsing import browser_for
 from tui_agent.agents.refine.base import (
     Refinement,
     RefinementError,
@@ -119,7 +120,7 @@ class RecipeRefinement(Refinement):
                 "give the correct selector (--selector) or configure a model (--model)"
             )
         try:
-            self.executable = settings.chromium or find_chromium()
+            self.browser = browser_for(settings, url, settings.chromium or find_chromium())
         except BrowserError as exc:
             raise RefinementError(str(exc)) from None
         self.max_items = state.params.get("max_items")
@@ -144,7 +145,7 @@ class RecipeRefinement(Refinement):
         unverified: list[str] = []
         attempt = 0
         error: str | None = None
-        browser = Browser(self.executable)
+        browser = self.browser
         try:
             await browser.start()
             while remaining and attempt < self.max_attempts:
@@ -400,7 +401,7 @@ async def rerun_recipe(
     ItemsExtracted(replace=True) with every item and OutputAnalyzed. A run that fails keeps
     the session's items and says why in an error Log."""
     recipe = parse_recipe(recipe_json, "the accepted recipe")
-    browser = Browser(settings.chromium or find_chromium())
+    browser = browser_for(settings, url, settings.chromium or find_chromium())
     result = RunResult()
     try:
         await browser.start()

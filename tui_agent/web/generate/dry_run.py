@@ -21,6 +21,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from tui_agent.events import Event, ItemsExtracted, Log, ToolCall, ToolResult
 from tui_agent.web.browser import Browser, BrowserError
+from tui_agent.web.navigation import goto
 from tui_agent.web.page_wait import WAIT_CAP
 from tui_agent.web.recipe import (
     BrowserGone,
@@ -183,7 +184,7 @@ class DryRun:
             raise DryRunAborted(str(exc)) from None
         try:
             try:
-                await page.goto(self.url, timeout=LOAD_TIMEOUT_MS)
+                await goto(page, self.url, timeout=LOAD_TIMEOUT_MS)
             except PlaywrightError as exc:
                 raise DryRunAborted(f"cannot load {self.url}: {first_line(exc)}") from None
             executor = RecipeExecutor(

@@ -17,6 +17,7 @@ from tui_agent.events import Event, Log, ToolCall, ToolResult
 from tui_agent.llm.client import LLM
 from tui_agent.web.generate.controls import Control, find_controls
 from tui_agent.web.generate.list_checks import READ_LIST_JS, Check
+from tui_agent.web.navigation import goto
 from tui_agent.web.page_wait import WAIT_CAP
 from tui_agent.web.recipe import (
     Bindings,
@@ -87,7 +88,7 @@ class ProofBench:
         """Load the URL afresh and wait for the list's items (self.ok False if they never come)."""
 
         async def work() -> tuple[str, dict[str, Any]]:
-            await self.page.goto(self.url, wait_until="domcontentloaded", timeout=LOAD_TIMEOUT_MS)
+            await goto(self.page, self.url, wait_until="domcontentloaded", timeout=LOAD_TIMEOUT_MS)
             await self.actions.wait_for_list(max(LOAD_TIMEOUT_MS, int(self.wait * 1000)))
             return f"loaded {self.url}", {"url": self.page.url}
 

@@ -20,6 +20,7 @@ from typing import Any
 from playwright.async_api import Error as PlaywrightError
 
 from tui_agent.events import Event, Log, ToolCall
+from tui_agent.web.navigation import goto
 from tui_agent.web.page_wait import PROGRESS_EVERY, WAIT_CAP, settle, settled
 from tui_agent.web.plan.field_names import (
     CANDIDATES_JS,
@@ -348,15 +349,15 @@ class OfflinePlanner:
         assert self._list is not None
         url = self._list_url
         if reload:
-            await self.page.goto(url, wait_until="load", timeout=LOAD_TIMEOUT_MS)
+            await goto(self.page, url, wait_until="load", timeout=LOAD_TIMEOUT_MS)
         elif self.page.url != url:
             try:
                 if await self.page.go_back(wait_until="load", timeout=LOAD_TIMEOUT_MS) is None:
-                    await self.page.goto(url, wait_until="load", timeout=LOAD_TIMEOUT_MS)
+                    await goto(self.page, url, wait_until="load", timeout=LOAD_TIMEOUT_MS)
             except PlaywrightError:
-                await self.page.goto(url, wait_until="load", timeout=LOAD_TIMEOUT_MS)
+                await goto(self.page, url, wait_until="load", timeout=LOAD_TIMEOUT_MS)
             if self.page.url != url:
-                await self.page.goto(url, wait_until="load", timeout=LOAD_TIMEOUT_MS)
+                await goto(self.page, url, wait_until="load", timeout=LOAD_TIMEOUT_MS)
         await self.page.wait_for_selector(self._list.item, timeout=LOAD_TIMEOUT_MS)
         await self._settle()
 

@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec
 
 from tui_agent.events import ToolCall, ToolResult
+from tui_agent.web.navigation import goto
 from tui_agent.web.page_wait import WAIT_CAP
 from tui_agent.web.page_wait import watch as watch_traffic
 from tui_agent.web.probe.list_finder import find_lists
@@ -393,7 +394,7 @@ class Probes:
             await self.page.go_back(wait_until="load", timeout=LOAD_TIMEOUT_MS)
         if self.page.url != url:
             try:
-                await self.page.goto(url, wait_until="load", timeout=LOAD_TIMEOUT_MS)
+                await goto(self.page, url, wait_until="load", timeout=LOAD_TIMEOUT_MS)
             except Error:
                 return 0
         return await self._wait_growth(list_selector, 0)

@@ -13,6 +13,7 @@ from playwright.async_api import ElementHandle, Page
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
+from tui_agent.web.navigation import goto
 from tui_agent.web.page_wait import WAIT_CAP, settled
 from tui_agent.web.recipe import conditions
 from tui_agent.web.recipe.diagnose import describe_page
@@ -395,6 +396,6 @@ class PageActions:
         """Return to the list `item` was picked from (history, else its address)."""
         await self.page.go_back(wait_until="commit", timeout=BACK_TIMEOUT_MS)
         if self.page.url != item.list_url:
-            await self.page.goto(item.list_url, timeout=BACK_TIMEOUT_MS)
+            await goto(self.page, item.list_url, timeout=BACK_TIMEOUT_MS)
         await self.wait_for_list(max(BACK_TIMEOUT_MS, self.wait_ms))
         return f"back at the list {item.list_url}", {}

@@ -20,6 +20,7 @@ from playwright.async_api import Page
 from tui_agent.errors import UserError
 from tui_agent.events import Event, ItemsExtracted, Log, ToolCall, ToolResult
 from tui_agent.web.browser import Browser
+from tui_agent.web.navigation import goto
 from tui_agent.web.recipe.executor import BrowserGone, HardFailure, RecipeExecutor
 from tui_agent.web.recipe.extract import PRELUDE
 from tui_agent.web.recipe.model import FieldSelector, RecipeFile, parse_recipe
@@ -132,7 +133,7 @@ async def run_in(
     page = await browser.page()
     executor = RecipeExecutor(page, recipe, max_items=max_items, crashed=lambda: browser.crashed)
     try:
-        await page.goto(url, timeout=LOAD_TIMEOUT_MS)
+        await goto(page, url, timeout=LOAD_TIMEOUT_MS)
         async for event in executor.run():
             if isinstance(event, ToolCall | ToolResult):
                 yield event.model_copy(update={"call_id": f"{label}-{event.call_id}"})
@@ -221,7 +222,7 @@ async def open_view(
     warnings: list[str] = []
     reached = False
     try:
-        await page.goto(url, timeout=LOAD_TIMEOUT_MS)
+        await goto(page, url, timeout=LOAD_TIMEOUT_MS)
         async for event in executor.run():
             if isinstance(event, Log) and event.level == "warning":
                 warnings.append(event.message)
