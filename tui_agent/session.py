@@ -7,7 +7,6 @@ session as it runs is `tui_agent.recorder.SessionRunner`.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,6 +44,7 @@ from tui_agent.events import (
     ToolResult,
     VersionDecided,
 )
+from tui_agent.json_limits import loads as bounded_loads
 
 
 class Pieces:
@@ -233,7 +233,7 @@ class SessionState:
             recipe = self.test_context.get("recipe")
         else:
             try:
-                recipe = json.loads(artifact.content)
+                recipe = bounded_loads(artifact.content)
             except ValueError:
                 return None
         return recipe if isinstance(recipe, dict) else None
