@@ -21,12 +21,13 @@ import pytest
 
 from tui_agent.events import BaseEvent, Log, SessionEnded, SessionStarted, dump_event
 from tui_agent.store import Store
-from tui_agent.store.jsonl import MAX_FILE_MB
 
 RECIPES = Path(__file__).resolve().parents[2] / "recipes"
 DEEP = 100_000
 BOUND = 300
 """Seconds a command may take on a busy machine (a bound, never asserted as a timing)."""
+BIG_MB = 80
+"""A session file larger than an import takes by default (64 MB)."""
 
 
 def tui_agent(
@@ -207,7 +208,7 @@ def test_a_big_import_is_refused_or_imported_and_replays_in_bounded_time(tmp_pat
     from tui_agent.tui.messages import ReplayMoved
     from tui_agent.tui.screens.replay import ReplayScreen
 
-    big = thought_session(tmp_path / "big.jsonl", "b16b16b16b16", MAX_FILE_MB + 16)
+    big = thought_session(tmp_path / "big.jsonl", "b16b16b16b16", BIG_MB)
     line = refused(tui_agent(tmp_path, "sessions", "import", str(big), timeout=120))
     assert line.startswith(f"tui-agent: {big} holds ")
     assert "sessions import --max-mb N" in line
