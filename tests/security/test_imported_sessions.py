@@ -348,9 +348,9 @@ def test_a_recipe_rerun_of_an_imported_session_refuses_other_pages(
     imported(tmp_path, "auto", file)
     before = stored(tmp_path, session_id)
 
-    accept = tui_agent(tmp_path, "auto", "refine", session_id, "--accept", "--trust")
+    accept = tui_agent(tmp_path, "auto", "refine", session_id, "--accept")
     fix = ("--field", "price", "--issue", "missing", "--selector", ".field-price")
-    refine = tui_agent(tmp_path, "auto", "refine", session_id, *fix, "--trust")
+    refine = tui_agent(tmp_path, "auto", "refine", session_id, *fix)
 
     for result in (accept, refine):
         line = one_line_refusal(result)
