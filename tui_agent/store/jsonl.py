@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from tui_agent.events import EVENT_ADAPTER, SCHEMA_VERSION, Event, EventSchemaError, parse_event
 from tui_agent.json_limits import JsonTooDeep, check_depth
+from tui_agent.json_limits import loads as bounded_loads
 from tui_agent.store.errors import JsonlError, StoreError
 
 MB = 1_000_000
@@ -37,17 +38,19 @@ def _parse_line(path: Path, number: int, text: str) -> Event:
     if len(text) > MAX_LINE_MB * MB:
         reason = f"a line of {len(text) / MB:,.1f} MB (an event may have {MAX_LINE_MB} MB)"
         raise JsonlError(path, number, reason)
-    try:
-        check_depth(text)
-    except JsonTooDeep as exc:
-        raise JsonlError(path, number, str(exc)) from None
     with suppress(ValidationError):  # fast path for a good line
         event = EVENT_ADAPTER.validate_json(text)
         if event.schema_version <= SCHEMA_VERSION:
+            try:
+                check_depth(text)
+            except JsonTooDeep as exc:
+                raise JsonlError(path, number, str(exc)) from None
             return event
     # Slow path: say exactly what is wrong with the line.
     try:
-        data = json.loads(text)
+        data = bounded_loads(text)
+    except JsonTooDeep as exc:
+        raise JsonlError(path, number, str(exc)) from None
     except json.JSONDecodeError as exc:
         reason = f"not valid JSON ({exc.msg} at column {exc.colno})"
         raise JsonlError(path, number, reason) from None
