@@ -8,6 +8,18 @@ from pathlib import Path
 from tui_agent.events import Artifact, AttemptStarted, CheckVerdict, TaskResult
 
 UNKNOWN = "—"
+LINE_CHARS = 2_000
+"""The most characters of one line (a log line, a message) a card shows."""
+TEXT_CHARS = 20_000
+"""The most characters of one text (a thought, an answer, a step's code) a card shows."""
+
+
+def clipped(text: str, limit: int = LINE_CHARS) -> str:
+    """`text`, or its first `limit` characters and how many more there are: a card never
+    lays out megabytes (the whole text stays in the session and its export)."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text) - limit:,} more characters)"
 
 
 def format_cost(cost: float | None, complete: bool = True) -> str:

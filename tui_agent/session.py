@@ -7,7 +7,6 @@ session as it runs is `tui_agent.recorder.SessionRunner`.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,6 +44,33 @@ from tui_agent.events import (
     ToolResult,
     VersionDecided,
 )
+from tui_agent.json_limits import loads as bounded_loads
+
+
+class Pieces:
+    """Text that arrives in pieces (a streamed thought), joined when read: adding each piece
+    to a `str` copies the whole text every time, quadratic over a long stream."""
+
+    __slots__ = ("_parts",)
+
+    def __init__(self, text: str = "") -> None:
+        self._parts = [text] if text else []
+
+    def add(self, piece: str) -> None:
+        self._parts.append(piece)
+
+    def text(self) -> str:
+        if len(self._parts) > 1:
+            self._parts[:] = ["".join(self._parts)]
+        return self._parts[0] if self._parts else ""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Pieces) and self.text() == other.text()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        return repr(self.text())
 
 
 @dataclass
@@ -52,7 +78,8 @@ class StepState:
     """One agent step: thought, code, its execution and maybe the final answer."""
 
     index: int
-    thought: str = ""
+    thought_pieces: Pieces = field(default_factory=Pieces, repr=False)
+    """The thought as streamed so far (read it as `thought`)."""
     thought_complete: bool = False
     code: str | None = None
     action: str | None = None
@@ -72,6 +99,15 @@ class StepState:
     """The checks of the step's code and of its run, in order (task sessions)."""
     tool_calls: list[ToolCallState] = field(default_factory=list)
     """The tool calls the step's running program made, in order (tool code sessions)."""
+
+    @property
+    def thought(self) -> str:
+        """The step's thought: the complete one, or the pieces streamed so far."""
+        return self.thought_pieces.text()
+
+    @thought.setter
+    def thought(self, text: str) -> None:
+        self.thought_pieces = Pieces(text)
 
 
 @dataclass
@@ -197,7 +233,7 @@ class SessionState:
             recipe = self.test_context.get("recipe")
         else:
             try:
-                recipe = json.loads(artifact.content)
+                recipe = bounded_loads(artifact.content)
             except ValueError:
                 return None
         return recipe if isinstance(recipe, dict) else None
@@ -253,7 +289,7 @@ def _started(state: SessionState, e: SessionStarted) -> None:
 
 
 def _thought_delta(state: SessionState, e: ThoughtDelta) -> None:
-    state.step(e.step).thought += e.text
+    state.step(e.step).thought_pieces.add(e.text)
 
 
 def _thought(state: SessionState, e: Thought) -> None:

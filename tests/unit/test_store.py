@@ -340,7 +340,8 @@ async def test_resolve_by_id_or_unique_prefix(store: Store) -> None:
         await store.resolve("abc")
     assert not isinstance(info.value, SessionNotFound)
     assert str(info.value) == (
-        "session id prefix 'abc' is ambiguous (abc111111111, abc222222222); give more characters"
+        "session id 'abc' is ambiguous: several sessions' ids start with it "
+        "(abc111111111, abc222222222); give more characters"
     )
     for missing in ("abd", "", "abc1111111119"):
         with pytest.raises(SessionNotFound) as info:

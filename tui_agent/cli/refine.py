@@ -14,7 +14,7 @@ import argparse
 import difflib
 import re
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.syntax import Syntax
@@ -29,6 +29,7 @@ from tui_agent.cli.common import (
     say,
     say_json,
 )
+from tui_agent.cli.imported import add_trust_options, allowances, approve
 from tui_agent.config import Settings
 from tui_agent.events import (
     Artifact,
@@ -42,6 +43,9 @@ from tui_agent.printer import EventPrinter, TerminalConsole
 from tui_agent.recorder import SessionRunner
 from tui_agent.session import SessionState
 from tui_agent.store import StoreError
+
+if TYPE_CHECKING:
+    from tui_agent.agents.refine import RunSettings
 
 USAGE_EXIT = 2
 ISSUES = ("missing", "wrong", "partial", "format")
@@ -89,6 +93,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         help="where refined code runs (default: TUI_AGENT_SANDBOX or auto)",
     )
     add_api_base_option(refine)
+    add_trust_options(refine)
     decision = refine.add_mutually_exclusive_group()
     decision.add_argument(
         "--accept",
@@ -221,7 +226,13 @@ def _usage_error(exc: Exception) -> int:
 async def _refine(
     args: argparse.Namespace, settings: Settings, feedback: FieldFeedback | None, reason: str
 ) -> int:
-    from tui_agent.agents.refine import RefinementError, configured_model, start_refinement
+    from tui_agent.agents.refine import (
+        RefinementError,
+        configured_model,
+        rerun_plan,
+        run_settings,
+        start_refinement,
+    )
 
     json_output = args.output == "json"
     console = TerminalConsole(stderr=json_output)
@@ -230,22 +241,38 @@ async def _refine(
             session_id = await store.resolve(args.session)
         except StoreError as exc:
             raise UsageError(str(exc)) from None
+        imported_from = await store.imported_from(session_id)
         runner = await SessionRunner.resume(store, session_id)
         if feedback is None:
             candidate = waiting_candidate(runner.state)
             if candidate is None:
                 raise UsageError(f"session {session_id} has no candidate waiting for a decision")
+            run_with = None
+            if args.decision:
+                run_with = run_settings(
+                    runner.state, imported_from=imported_from, allowed=allowances(args, settings)
+                )
+                plan = rerun_plan(
+                    runner.state, candidate.name, candidate.version, settings, run_with
+                )
+                if plan is not None:
+                    approve(console, plan, args.trust)
             runner.listeners.append(_listener(json_output))
-            return await _decide(runner, candidate, args.decision, settings, reason)
+            return await _decide(runner, candidate, args.decision, settings, reason, run_with)
         check_field(runner.state, feedback.field)
         llm, llm_error = configured_model(settings)
         limits = {} if args.max_attempts is None else {"max_attempts": args.max_attempts}
+        run_with = run_settings(
+            runner.state, imported_from=imported_from, allowed=allowances(args, settings)
+        )
         try:
             refinement = start_refinement(
-                runner.state, [feedback], settings=settings, llm=llm, **limits
+                runner.state, [feedback], settings=settings, llm=llm, run=run_with, **limits
             )
         except RefinementError as exc:
             raise UsageError(f"{exc} ({llm_error})" if llm_error else str(exc)) from None
+        if run_with.imported:
+            approve(console, refinement.plan(runner.state, settings), args.trust)
         runner.listeners.append(_listener(json_output))
         await runner.emit(FeedbackSubmitted(feedback=[feedback]))
         async for event in refinement.run():
@@ -271,7 +298,7 @@ async def _refine(
                 soft_wrap=True,
             )
             return 0
-        return await _decide(runner, candidate, decision, settings, reason)
+        return await _decide(runner, candidate, decision, settings, reason, run_with)
 
 
 def _listener(json_output: bool) -> Any:
@@ -308,16 +335,21 @@ def _ask(console: Console, candidate: Artifact) -> bool:
 
 
 async def _decide(
-    runner: SessionRunner, candidate: Artifact, accepted: bool, settings: Settings, reason: str
+    runner: SessionRunner,
+    candidate: Artifact,
+    accepted: bool,
+    settings: Settings,
+    reason: str,
+    run_with: RunSettings | None,
 ) -> int:
-    """Record the decision with its reason (and on accept the re-run); 1 when an accepted
-    re-run failed."""
+    """Record the decision with its reason (and on accept the re-run, with `run_with`); 1 when
+    an accepted re-run failed."""
     from tui_agent.agents.refine import decide
 
     refreshed = False
     name, version = candidate.name, candidate.version
     async for event in decide(
-        runner.state, name, version, accepted, settings=settings, reason=reason
+        runner.state, name, version, accepted, settings=settings, reason=reason, run=run_with
     ):
         await runner.emit(event)
         refreshed = refreshed or isinstance(event, ItemsExtracted)

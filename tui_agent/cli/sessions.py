@@ -12,7 +12,7 @@ from tui_agent.cli.common import UsageError, open_store, run, say, say_json
 from tui_agent.config import Settings
 from tui_agent.printer import TerminalConsole, render_event, session_report, sessions_table
 from tui_agent.report import build_report, report_json, report_schema
-from tui_agent.store import SessionNotFound, Store, StoreError, read_jsonl
+from tui_agent.store import MAX_FILE_MB, SessionExists, StoreError, read_jsonl
 from tui_agent.terminal_text import terminal_json, visible_event
 
 
@@ -64,6 +64,13 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         "--skip-existing",
         action="store_true",
         help="skip a file whose session is already in the database",
+    )
+    imp.add_argument(
+        "--max-mb",
+        type=float,
+        default=MAX_FILE_MB,
+        metavar="N",
+        help=f"refuse files larger than N MB ({MAX_FILE_MB})",
     )
     imp.set_defaults(handler=cmd_sessions_import)
     delete = verbs.add_parser("delete", parents=[common], help="delete a session")
@@ -194,27 +201,23 @@ def cmd_sessions_feedback(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_sessions_import(args: argparse.Namespace, settings: Settings) -> int:
+    if not args.max_mb > 0:
+        raise UsageError("--max-mb must be a positive number of megabytes")
+
     async def go() -> int:
         async with await open_store(settings) as store:
             for path in args.files:
-                if args.skip_existing:
-                    events = read_jsonl(path)
-                    if events and await _exists(store, events[0].session_id):
-                        say(f"{path}: session {events[0].session_id} already imported")
-                        continue
-                session_id = await store.import_jsonl(path)
+                try:
+                    session_id = await store.import_jsonl(path, args.max_mb)
+                except SessionExists as exists:
+                    if not args.skip_existing:
+                        raise
+                    say(f"{path}: session {exists.session_id} already imported")
+                    continue
                 say(f"imported {path} as session {session_id}")
         return 0
 
     return run(go())
-
-
-async def _exists(store: Store, session_id: str) -> bool:
-    try:
-        await store.resolve(session_id)
-    except SessionNotFound:
-        return False
-    return True
 
 
 def cmd_sessions_delete(args: argparse.Namespace, settings: Settings) -> int:

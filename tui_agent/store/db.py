@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sqlite3
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
@@ -18,8 +19,8 @@ from tui_agent.events import Event, FeedbackSubmitted, LLMCall, TaskResult
 from tui_agent.session import SessionState, SessionSummary, fold
 from tui_agent.store.appends import Append
 from tui_agent.store.connection import open_connection
-from tui_agent.store.errors import SessionNotFound, StoreError
-from tui_agent.store.jsonl import read_jsonl, write_lines
+from tui_agent.store.errors import SessionExists, SessionNotFound, StoreError
+from tui_agent.store.jsonl import MAX_FILE_MB, read_jsonl, write_lines
 from tui_agent.store.queries import event_rows, fetch, write_transaction
 from tui_agent.store.rows import (
     INSERT_CHAIN_OF_WORK,
@@ -43,6 +44,10 @@ from tui_agent.store.rows import (
 from tui_agent.store.writer import AppendWriter
 
 _PREFIX_END = "\U0010ffff"  # sorts after every character an id can hold
+SHORT_ID = 8
+"""How many characters of an id `sessions list` shows: no two sessions may share them."""
+IMPORTED_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+"""The ids an imported session may have (recorded ones are 12 hex digits)."""
 
 
 class Store:
@@ -162,22 +167,35 @@ class Store:
             if cursor.rowcount == 0:
                 raise self._not_found(session_id)
 
-    async def import_jsonl(self, path: Path) -> str:
-        """Import an exported session file; returns its session id.
+    async def import_jsonl(self, path: Path, max_mb: float = MAX_FILE_MB) -> str:
+        """Import an exported session file (at most `max_mb` MB); returns its session id.
 
-        All or nothing: a bad file raises `JsonlError` naming its first bad line, a session
-        id already in the database raises `StoreError`, and nothing is written.
+        All or nothing: a bad file raises `JsonlError` naming its first bad line; an id already
+        in the database raises `SessionExists`, and one that shares its short id (the first
+        `SHORT_ID` characters) with a stored session, or begins or extends one's id, a
+        `StoreError`; nothing is written. The session is marked as imported (`imported_from`):
+        its settings and code are the file's, not what a user typed here.
         """
-        events = await asyncio.to_thread(read_jsonl, Path(path))
+        events, state = await asyncio.to_thread(_read_and_fold, Path(path), max_mb)
         session_id = events[0].session_id
-        state = fold(events)
+        if not IMPORTED_ID.fullmatch(session_id):
+            raise StoreError(
+                f"{path}: session id {session_id[:80]!r} is not 1 to 64 letters, digits, "
+                "'_', '.' or '-'"
+            )
         async with self._use() as conn, write_transaction(conn):
             if await fetch(conn, "SELECT 1 FROM sessions WHERE id = ?", (session_id,)):
-                raise StoreError(
+                raise SessionExists(
                     f"session {session_id} already exists in {self.path}; delete it first "
-                    f"(`tui-agent sessions delete {session_id}`)"
+                    f"(`tui-agent sessions delete {session_id}`)",
+                    session_id,
                 )
+            await self._refuse_short_id_clash(conn, session_id)
             await conn.execute(INSERT_SESSION, summary_row(state.summary()))
+            await conn.execute(
+                "UPDATE sessions SET imported_from = ? WHERE id = ?",
+                (str(Path(path).resolve()), session_id),
+            )
             await conn.executemany(INSERT_EVENT, [event_row(e) for e in events])
             await conn.executemany(
                 INSERT_ITEM,
@@ -196,6 +214,34 @@ class Store:
             )
         return session_id
 
+    async def _refuse_short_id_clash(self, conn: aiosqlite.Connection, session_id: str) -> None:
+        """A StoreError when a stored session would read as `session_id` where ids are shown
+        short or typed as a prefix: same first SHORT_ID characters, or one id begins the other."""
+        rows = await fetch(
+            conn,
+            "SELECT id FROM sessions WHERE substr(id, 1, ?1) = substr(?2, 1, ?1)"
+            " OR (id > ?2 AND id < ?2 || ?3) OR instr(?2, id) = 1 ORDER BY id LIMIT 1",
+            (SHORT_ID, session_id, _PREFIX_END),
+        )
+        if rows:
+            other = rows[0][0]
+            raise StoreError(
+                f"import refused: session {session_id} could be taken for session {other}, "
+                f"already in {self.path} (`sessions list` shows {SHORT_ID} characters of an "
+                f"id, and a prefix names a session); delete that one first "
+                f"(`tui-agent sessions delete {other}`) or import into another --db"
+            )
+
+    async def imported_from(self, session_id: str) -> str | None:
+        """The file the session was imported from; None when it was recorded here."""
+        async with self._use() as conn:
+            rows = await fetch(
+                conn, "SELECT imported_from FROM sessions WHERE id = ?", (session_id,)
+            )
+        if not rows:
+            raise self._not_found(session_id)
+        return rows[0][0]
+
     # -- reading --------------------------------------------------------------------------
 
     async def list_sessions(self) -> list[SessionSummary]:
@@ -205,7 +251,11 @@ class Store:
         return [row_summary(row) for row in rows]
 
     async def resolve(self, id_or_prefix: str) -> str:
-        """The full id of the one session whose id is or starts with `id_or_prefix`."""
+        """The full id of the one session whose id is or starts with `id_or_prefix`.
+
+        Several sessions whose ids start with it (one of them may be it exactly) are a
+        StoreError listing them: the text names none of them for sure.
+        """
         async with self._use() as conn:
             rows = await fetch(
                 conn,
@@ -213,14 +263,13 @@ class Store:
                 (id_or_prefix, id_or_prefix + _PREFIX_END),
             )
         ids = [row[0] for row in rows]
-        if id_or_prefix in ids:
-            return id_or_prefix
         if not ids or not id_or_prefix:
             raise self._not_found(id_or_prefix)
         if len(ids) > 1:
             shown = ", ".join(ids[:5]) + (", ..." if len(ids) > 5 else "")
             raise StoreError(
-                f"session id prefix {id_or_prefix!r} is ambiguous ({shown}); give more characters"
+                f"session id {id_or_prefix!r} is ambiguous: several sessions' ids start with "
+                f"it ({shown}); give more characters"
             )
         return ids[0]
 
@@ -287,3 +336,8 @@ class Store:
             if not rows:
                 await self._require(conn, session_id)
         return await asyncio.to_thread(write_lines, Path(path), (row[1] for row in rows))
+
+
+def _read_and_fold(path: Path, max_mb: float) -> tuple[list[Event], SessionState]:
+    events = read_jsonl(path, max_mb)
+    return events, fold(events)

@@ -13,6 +13,14 @@ class SessionNotFound(StoreError):
     """No session has this id (or id prefix)."""
 
 
+class SessionExists(StoreError):
+    """An imported session's id (`session_id`) is already in the database."""
+
+    def __init__(self, message: str, session_id: str) -> None:
+        super().__init__(message)
+        self.session_id = session_id
+
+
 class JsonlError(StoreError):
     """An exported session file is malformed; `line` is the first bad line (1-based)."""
 

@@ -12,7 +12,15 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from tui_agent.events import EVENT_ADAPTER, SCHEMA_VERSION, Event, EventSchemaError, parse_event
+from tui_agent.json_limits import JsonTooDeep, check_depth
+from tui_agent.json_limits import loads as bounded_loads
 from tui_agent.store.errors import JsonlError, StoreError
+
+MB = 1_000_000
+MAX_FILE_MB = 64
+"""The largest session file read by default (`sessions import --max-mb` raises it)."""
+MAX_LINE_MB = 32
+"""The largest line (one event) of a session file, whatever the file's limit."""
 
 
 def _validation_reason(exc: ValidationError) -> str:
@@ -27,13 +35,22 @@ def _validation_reason(exc: ValidationError) -> str:
 
 
 def _parse_line(path: Path, number: int, text: str) -> Event:
+    if len(text) > MAX_LINE_MB * MB:
+        reason = f"a line of {len(text) / MB:,.1f} MB (an event may have {MAX_LINE_MB} MB)"
+        raise JsonlError(path, number, reason)
     with suppress(ValidationError):  # fast path for a good line
         event = EVENT_ADAPTER.validate_json(text)
         if event.schema_version <= SCHEMA_VERSION:
+            try:
+                check_depth(text)
+            except JsonTooDeep as exc:
+                raise JsonlError(path, number, str(exc)) from None
             return event
     # Slow path: say exactly what is wrong with the line.
     try:
-        data = json.loads(text)
+        data = bounded_loads(text)
+    except JsonTooDeep as exc:
+        raise JsonlError(path, number, str(exc)) from None
     except json.JSONDecodeError as exc:
         reason = f"not valid JSON ({exc.msg} at column {exc.colno})"
         raise JsonlError(path, number, reason) from None
@@ -47,22 +64,20 @@ def _parse_line(path: Path, number: int, text: str) -> Event:
         raise JsonlError(path, number, _validation_reason(exc)) from None
 
 
-def read_jsonl(path: Path) -> list[Event]:
+def read_jsonl(path: Path, max_mb: float = MAX_FILE_MB) -> list[Event]:
     """The events of an exported session file, all checked before any is returned.
 
     Every non-blank line must be a valid event of one session, starting with its
-    session_started event, with seq 1..n and no gaps; otherwise `JsonlError` names the first
-    bad line. A file that cannot be read raises `StoreError`.
+    session_started event, with seq 1..n and no gaps, at most `MAX_LINE_MB` long and nested
+    at most `json_limits.MAX_DEPTH` deep; otherwise `JsonlError` names the first bad line. A
+    file that cannot be read, or holds more than `max_mb` MB, raises `StoreError`.
     """
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise StoreError(f"cannot read {path}: {exc.strerror}") from None
+    data = _read_bounded(Path(path), max_mb)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise JsonlError(path, line, "not UTF-8 text") from None
+        bad = data.count(b"\n", 0, exc.start) + 1
+        raise JsonlError(path, bad, "not UTF-8 text") from None
     events: list[Event] = []
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
@@ -88,6 +103,24 @@ def read_jsonl(path: Path) -> list[Event]:
     if not events:
         raise JsonlError(path, 1, "empty file: no events")
     return events
+
+
+def _read_bounded(path: Path, max_mb: float) -> bytes:
+    """The file's bytes; a StoreError when it cannot be read or holds more than `max_mb` MB
+    (said before reading it, from its size)."""
+    limit = int(max_mb * MB)
+    try:
+        with path.open("rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            data = b"" if size > limit else f.read(limit + 1)
+    except OSError as exc:
+        raise StoreError(f"cannot read {path}: {exc.strerror}") from None
+    if size > limit or len(data) > limit:
+        raise StoreError(
+            f"{path} holds {max(size, len(data)) / MB:,.1f} MB, more than the {max_mb:g} MB a "
+            "session file may have (`tui-agent sessions import --max-mb N` raises the limit)"
+        )
+    return data
 
 
 def write_lines(path: Path, lines: Iterable[str]) -> int:

@@ -186,7 +186,11 @@ _V3: Migration = (
     "CREATE INDEX task_cache_by_schema ON task_cache (schema_hash, model)",
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3)
+# Where a session came from when it was imported from a file rather than recorded here: its
+# settings (network, URL) and code are the file's, so running it again re-checks them and asks.
+_V4: Migration = ("ALTER TABLE sessions ADD COLUMN imported_from TEXT",)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4)
 SCHEMA_VERSION = len(MIGRATIONS)
 """The schema version this code writes."""
 

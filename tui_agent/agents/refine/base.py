@@ -13,9 +13,10 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from tui_agent.agents.refine.errors import RefinementError
+from tui_agent.agents.refine.run_settings import RunPlan, RunSettings, run_settings
 from tui_agent.analysis.models import FieldFeedback, OutputAnalysis
 from tui_agent.analysis.resolution import FieldCheck, percent, value_samples
-from tui_agent.errors import UserError
 from tui_agent.events import (
     Artifact,
     ArtifactFormat,
@@ -32,10 +33,6 @@ if TYPE_CHECKING:
 
 MAX_ATTEMPTS = 5
 TARGET_COVERAGE = 0.8
-
-
-class RefinementError(UserError):
-    """A session that cannot be refined or decided on; the message is one line."""
 
 
 @dataclass
@@ -74,6 +71,7 @@ class Refinement(ABC):
         llm: LLM | None = None,
         max_attempts: int = MAX_ATTEMPTS,
         target_coverage: float = TARGET_COVERAGE,
+        run: RunSettings | None = None,
     ) -> None:
         if not feedback:
             raise RefinementError("no feedback to act on: name at least one field and its issue")
@@ -82,6 +80,8 @@ class Refinement(ABC):
         if not 0 < target_coverage <= 1:
             raise RefinementError("the target coverage must be above 0 and at most 1 (e.g. 0.8)")
         self.feedback = list(feedback)
+        self.run_settings = run or run_settings(state)
+        """The page and network it runs with (`run_settings`: the session's, checked)."""
         self.llm = llm
         self.max_attempts = max_attempts
         self.target_coverage = target_coverage
@@ -99,6 +99,10 @@ class Refinement(ABC):
     @abstractmethod
     def run(self) -> AsyncIterator[Event]:
         """The refinement's events; sets `outcome` at the end."""
+
+    @abstractmethod
+    def plan(self, state: SessionState, settings: Settings) -> RunPlan:
+        """What it will run, to approve first (imported sessions only)."""
 
     def progress(
         self,

@@ -30,9 +30,11 @@ from tui_agent.agents.refine.code_runs import (
     execute_request,
     failure,
     load_page,
+    run_context,
     run_prelude,
 )
 from tui_agent.agents.refine.prompts import RefinePrompt, refinement_messages
+from tui_agent.agents.refine.run_settings import RunPlan, code_plan
 from tui_agent.agents.streaming import StepRun
 from tui_agent.analysis import analyze_output
 from tui_agent.analysis.models import FieldFeedback, OutputAnalysis
@@ -110,14 +112,14 @@ class CodeRefinement(Refinement):
             self.sandbox = open_sandbox(
                 settings.sandbox,
                 workspace=settings.workspace,
-                network=bool(state.params.get("network")),
+                network=self.run_settings.network,
             )
         except SandboxError as exc:
             raise RefinementError(str(exc)) from exc
         self.settings = settings
         self.agent_type = state.agent_type
         self.task = state.params.get("task")
-        self.context = dict(state.test_context)
+        self.context = run_context(state, self.run_settings)
         self.first_step = max(state.steps, default=0) + 1
         self.baseline = _Version(0, self.source.code, self.source.items, self.source.analysis)
         self.best = self.baseline
@@ -127,6 +129,20 @@ class CodeRefinement(Refinement):
         """Why the loop stopped early without an error (an attempt that changed nothing)."""
         self.tried = {_normalized(self.source.code)}
         return self.source.code
+
+    def plan(self, state: SessionState, settings: Settings) -> RunPlan:
+        """The earlier steps' code and the code in use, run in the sandbox; each attempt's
+        code is the model's rewrite of it."""
+        fields = ", ".join(f.field for f in self.feedback)
+        return code_plan(
+            state,
+            self.run_settings,
+            settings,
+            action=f"refine {fields}: the model rewrites this code and each attempt runs",
+            code=self.source.code,
+            prelude=self.source.prelude,
+            timeout=self.source.timeout,
+        )
 
     def remaining(self) -> list[FieldFeedback]:
         """The feedback the best version so far does not resolve."""

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from tui_agent.agents.browsing import browser_for
-from tui_agent.agents.refine.base import RefinementError
+from tui_agent.agents.refine.errors import RefinementError
+from tui_agent.agents.refine.run_settings import RunSettings
 from tui_agent.agents.streaming import StepRun
 from tui_agent.analysis import analyze_output
 from tui_agent.analysis.models import OutputAnalysis
@@ -100,6 +101,15 @@ def _step_of(state: SessionState, code: str) -> int:
     return next((i for i, s in sorted(state.steps.items()) if s.code == code), 0)
 
 
+def run_context(state: SessionState, run: RunSettings) -> dict[str, Any]:
+    """The session's test context with the URL as checked (`run.url`) in place of its own."""
+    context = dict(state.test_context)
+    context.pop("url", None)
+    if run.url is not None:
+        context["url"] = run.url
+    return context
+
+
 def execute_request(source: CodeSource, context: dict[str, Any], code: str) -> ExecuteRequest:
     """`code` as a request with the session's test context (args, context, url, html)."""
     return ExecuteRequest(
@@ -150,32 +160,31 @@ def failure(result: ExecuteResult) -> str:
     return result.killed_reason or "it failed"
 
 
-async def rerun_code(state: SessionState, code: str, *, settings: Settings) -> AsyncIterator[Event]:
-    """Run an accepted version with the test context as a new step; its items replace the
-    session's (ItemsExtracted replace=True, OutputAnalyzed), or a Log says why they did not."""
+async def rerun_code(
+    state: SessionState, code: str, *, settings: Settings, run: RunSettings
+) -> AsyncIterator[Event]:
+    """Run an accepted version with the test context as a new step, with the page and network
+    of `run`; its items replace the session's (ItemsExtracted replace=True, OutputAnalyzed),
+    or a Log says why they did not."""
     source = code_source(state)
-    context = dict(state.test_context)
+    context = run_context(state, run)
     step = max(state.steps, default=0) + 1
     try:
         async for event in load_page(context, settings, source.timeout):
             yield event
-        sandbox = open_sandbox(
-            settings.sandbox,
-            workspace=settings.workspace,
-            network=bool(state.params.get("network")),
-        )
+        sandbox = open_sandbox(settings.sandbox, workspace=settings.workspace, network=run.network)
         async with sandbox:
             problem = await run_prelude(sandbox, source) if source.prelude else None
             if problem:
                 yield Log(level="warning", message=f"an earlier step failed again: {problem}")
             yield CodeProposed(step=step, code=code)
-            run = StepRun(sandbox, execute_request(source, context, code), step)
-            async for event in run.events():
+            step_run = StepRun(sandbox, execute_request(source, context, code), step)
+            async for event in step_run.events():
                 yield event
     except (SandboxError, BrowserError) as exc:
         yield Log(level="error", message=f"the accepted version could not be re-run: {exc}")
         return
-    result = run.result
+    result = step_run.result
     assert result is not None
     analysis = result.analysis or analyze_output(result.result)
     if not result.success or not analysis.is_structured:

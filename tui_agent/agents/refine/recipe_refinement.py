@@ -31,6 +31,7 @@ from tui_agent.agents.refine.base import (
     outcome_message,
     progress_message,
 )
+from tui_agent.agents.refine.run_settings import RunPlan, recipe_plan
 from tui_agent.agents.refine.selectors import (
     current_binding,
     describe,
@@ -45,6 +46,7 @@ from tui_agent.analysis.models import FieldFeedback, OutputAnalysis
 from tui_agent.analysis.resolution import FieldCheck, check_feedback, coverage, regressions
 from tui_agent.errors import UserError
 from tui_agent.events import (
+    Artifact,
     Event,
     ItemsExtracted,
     Log,
@@ -59,11 +61,13 @@ from tui_agent.web.recipe import (
     FieldSelector,
     Group,
     RecipeError,
+    RecipeFile,
     RunResult,
     View,
     first_line,
     open_view,
     parse_recipe,
+    recipe_json,
     run_in,
 )
 from tui_agent.web.tool_events import tool_result
@@ -76,15 +80,20 @@ def current_recipe(state: SessionState) -> dict[str, Any]:
     """The recipe in use: the current "recipe" artifact, else the test context's recipe."""
     artifact = state.artifact("recipe")
     if artifact is not None:
-        try:
-            document = json.loads(artifact.content)
-        except json.JSONDecodeError as exc:
-            raise RefinementError(f"recipe version {artifact.version} is not JSON: {exc}") from None
+        document = artifact_recipe(artifact)
     else:
         document = state.test_context.get("recipe")
     if not isinstance(document, dict):
         raise RefinementError("the session has no recipe to refine")
     return document
+
+
+def artifact_recipe(artifact: Artifact) -> Any:
+    """The JSON of a recipe version; a RefinementError (one line) when it cannot be read."""
+    try:
+        return recipe_json(artifact.content, f"recipe version {artifact.version}")
+    except RecipeError as exc:
+        raise RefinementError(str(exc)) from None
 
 
 @dataclass
@@ -109,8 +118,8 @@ class RecipeRefinement(Refinement):
             parse_recipe(self.document, "the session's recipe")
         except RecipeError as exc:
             raise RefinementError(str(exc).splitlines()[0]) from None
-        url = state.test_context.get("url")
-        if not isinstance(url, str) or not url:
+        url = self.run_settings.url
+        if not url:
             raise RefinementError("the session has no test url to run the recipe on")
         self.url = url
         lacking = [f.field for f in self.feedback if not f.correct_selector]
@@ -134,6 +143,17 @@ class RecipeRefinement(Refinement):
         """Per field, the selectors refused so far and why (told to the model)."""
         self._asked_user: set[str] = set()
         return _dump(self.document)
+
+    def plan(self, state: SessionState, settings: Settings) -> RunPlan:
+        """The recipe in use, run in Chromium with each corrected selector."""
+        fields = ", ".join(f.field for f in self.feedback)
+        return recipe_plan(
+            state,
+            self.run_settings,
+            action=f"refine {fields}: this recipe runs with each corrected selector",
+            recipe=_dump(self.document),
+            max_items=self.max_items,
+        )
 
     async def run(self) -> AsyncIterator[Event]:
         """The refinement's events; sets `outcome` at the end."""
@@ -395,12 +415,11 @@ class RecipeRefinement(Refinement):
 
 
 async def rerun_recipe(
-    recipe_json: dict[str, Any], url: str, *, settings: Settings, max_items: int | None
+    recipe: RecipeFile, url: str, *, settings: Settings, max_items: int | None
 ) -> AsyncIterator[Event]:
-    """Run an accepted recipe version on the session's url: its ToolCall / ToolResult, then
-    ItemsExtracted(replace=True) with every item and OutputAnalyzed. A run that fails keeps
-    the session's items and says why in an error Log."""
-    recipe = parse_recipe(recipe_json, "the accepted recipe")
+    """Run an accepted recipe version on the session's url (checked): its ToolCall /
+    ToolResult, then ItemsExtracted(replace=True) with every item and OutputAnalyzed. A run
+    that fails keeps the session's items and says why in an error Log."""
     browser = browser_for(settings, url, settings.chromium or find_chromium())
     result = RunResult()
     try:

@@ -4,7 +4,9 @@
 through a SessionRunner, as any other event), and the candidate it ends with is reviewed in
 the DiffScreen and accepted or rejected (`d` reopens it); the decision is recorded, and an
 accepted version re-run, in a worker too. `r` says what it will run (the model, the sandbox
-or Chromium) and asks first when that feedback was already acted on.
+or Chromium) and asks first when that feedback was already acted on. An imported session's
+settings are checked as if typed (its network off) and what it would run is shown in a dialog
+to approve before refining or re-running it.
 """
 
 from __future__ import annotations
@@ -17,11 +19,16 @@ from textual.worker import Worker
 
 from tui_agent.agents.refine import (
     MAX_ATTEMPTS,
+    Allowances,
     RefinementError,
+    RunPlan,
+    RunSettings,
     configured_model,
     decide,
     is_recipe_session,
     named_feedback,
+    rerun_plan,
+    run_settings,
     start_refinement,
 )
 from tui_agent.analysis.models import FieldFeedback
@@ -40,6 +47,7 @@ from tui_agent.session import SessionState
 from tui_agent.tui.messages import RefinementFinished, VersionDecisionRecorded
 from tui_agent.tui.screens.confirm import ConfirmModal
 from tui_agent.tui.screens.diff import Decision, DiffScreen, outcome_note
+from tui_agent.tui.screens.imported_run import ImportedRunModal
 from tui_agent.tui.widgets.artifact_card import pending_candidates
 
 if TYPE_CHECKING:
@@ -138,10 +146,15 @@ class RefineFlow:
         feedback = latest_feedback(runner.state)
         llm, problem = configured_model(self.settings)
         try:
-            refinement = start_refinement(runner.state, feedback, settings=self.settings, llm=llm)
+            run = await self._run_settings(runner.state)
+            refinement = start_refinement(
+                runner.state, feedback, settings=self.settings, llm=llm, run=run
+            )
         except RefinementError as error:
             why = f"{error} ({problem})" if problem else str(error)
             self.notify(why, severity="error", timeout=10, markup=False)
+            return
+        if run.imported and not await self._approved(refinement.plan(runner.state, self.settings)):
             return
         plan = refine_plan(runner.state, feedback, self.settings)
         self.notify(f"{plan} The attempts follow here.", markup=False)
@@ -158,6 +171,22 @@ class RefineFlow:
             self.review(candidate, runner.state)
         else:
             self.notify(message or "No attempt improved the fields.", severity="warning")
+
+    async def _run_settings(self: SessionScreen, state: SessionState) -> RunSettings:
+        """The session's page and network checked as typed (an imported session's with the
+        network off); a RefinementError names a refused setting."""
+        imported_from = (
+            None if self.store is None else await self.store.imported_from(state.session_id)
+        )
+        allowed = Allowances(file_urls=self.app.settings.allow_file_urls)
+        return run_settings(state, imported_from=imported_from, allowed=allowed)
+
+    async def _approved(self: SessionScreen, plan: RunPlan) -> bool:
+        """Whether the user approves what an imported session's run would run (a dialog)."""
+        if await self.app.push_screen_wait(ImportedRunModal(plan)):
+            return True
+        self.notify("Nothing ran: the imported session's code was not approved.", markup=False)
+        return False
 
     async def _record(
         self: SessionScreen, runner: SessionRunner, events: AsyncGenerator[Event, None], what: str
@@ -219,11 +248,27 @@ class RefineFlow:
 
     async def decide(self: SessionScreen, candidate: Artifact, decision: Decision) -> None:
         """Record the decision on `candidate` (with its reason); on accept the re-run
-        refreshes the table."""
+        refreshes the table (an imported session's after the user approved what it runs)."""
         runner = await self.runner()
         name, version, accepted = candidate.name, candidate.version, decision.accepted
+        run = None
+        if accepted:
+            try:
+                run = await self._run_settings(runner.state)
+                plan = rerun_plan(runner.state, name, version, self.settings, run)
+            except RefinementError as error:
+                self.notify(str(error), severity="error", timeout=10, markup=False)
+                return
+            if plan is not None and not await self._approved(plan):
+                return
         events = decide(
-            runner.state, name, version, accepted, settings=self.settings, reason=decision.reason
+            runner.state,
+            name,
+            version,
+            accepted,
+            settings=self.settings,
+            reason=decision.reason,
+            run=run,
         )
         finished = await self._record(runner, events, "re-run")
         decision = next(

@@ -29,6 +29,7 @@ from textual.worker import Worker
 
 from tui_agent.analysis.models import FieldDefinition, FieldFeedback
 from tui_agent.events import Artifact, Event, FeedbackSubmitted
+from tui_agent.formatting import clipped
 from tui_agent.recorder import SessionRunner
 from tui_agent.session import SessionState
 from tui_agent.store import Store, StoreError
@@ -78,7 +79,7 @@ def title_line(
 ) -> Content:
     """`kind · title  id` for the top line of a session screen (the title is not markup),
     with `● cancelled` (or how else it ended) when it did not complete."""
-    head = " · ".join(part for part in (prefix, kind, title) if part) or "session"
+    head = " · ".join(part for part in (prefix, kind, clipped(title, 200)) if part) or "session"
     shown_id = visible(session_id)  # the state's text is visible already; its id is a key
     parts: list[str | Content | tuple[str, str]] = [(head, "bold"), "  ", (shown_id, "dim")]
     if status not in QUIET_STATUSES:

@@ -18,7 +18,7 @@ from tui_agent.events import (
     TaskResult,
     VersionDecided,
 )
-from tui_agent.formatting import task_result_line
+from tui_agent.formatting import clipped, task_result_line
 from tui_agent.session import PhaseState, ToolCallState
 
 MAX_TOOL_OUTPUT_LINES = 8
@@ -62,7 +62,7 @@ def tool_content(entry: ToolCallState, closed: str | None = None) -> Content:
     parts += ["  ", (f"{mark} {result.duration:.2f}s", style)]
     lines = result.output.rstrip().splitlines()
     for line in lines[:MAX_TOOL_OUTPUT_LINES]:
-        parts.append((f"\n  {line}", "" if result.ok else "$text-error"))
+        parts.append((f"\n  {clipped(line)}", "" if result.ok else "$text-error"))
     if len(lines) > MAX_TOOL_OUTPUT_LINES:
         parts.append((f"\n  … {len(lines) - MAX_TOOL_OUTPUT_LINES} more lines", "dim"))
     return Content.assemble(*parts)
@@ -73,7 +73,7 @@ def phase_content(phase: PhaseState, closed: str | None = None) -> Content:
     `closed`)."""
     parts: list[str | tuple[str, str]] = [("▸ ", "$text-accent"), (phase.name, "bold")]
     if phase.detail:
-        parts.append(f" — {phase.detail}")
+        parts.append(f" — {clipped(phase.detail)}")
     finished = phase.finished
     if finished is None:
         parts.append(pending_text(closed, "running…"))
@@ -81,18 +81,20 @@ def phase_content(phase: PhaseState, closed: str | None = None) -> Content:
     mark, style = ("✓", "$text-success") if finished.ok else ("✗", "$text-error")
     parts += ["  ", (f"{mark} {finished.duration:.2f}s", style)]
     if finished.summary:
-        parts.append(("\n  " + finished.summary, "dim"))
+        parts.append(("\n  " + clipped(finished.summary), "dim"))
     return Content.assemble(*parts)
 
 
 def log_content(log: Log) -> Content:
-    return Content.assemble((f"{log.level:>7} ", "dim"), (log.message, LOG_STYLES[log.level]))
+    message = clipped(log.message)
+    return Content.assemble((f"{log.level:>7} ", "dim"), (message, LOG_STYLES[log.level]))
 
 
 def error_content(error: Error) -> Content:
-    parts: list[str | tuple[str, str]] = [(f"✗ {error.kind}: {error.message}", "$text-error bold")]
+    headline = f"✗ {clipped(error.kind)}: {clipped(error.message)}"
+    parts: list[str | tuple[str, str]] = [(headline, "$text-error bold")]
     if error.detail:
-        parts.append((f"\n  {error.detail}", "$text-error 70%"))
+        parts.append((f"\n  {clipped(error.detail)}", "$text-error 70%"))
     return Content.assemble(*parts)
 
 

@@ -18,7 +18,7 @@ from textual.highlight import highlight
 from textual.widgets import Markdown, Static
 
 from tui_agent.events import ExecutionFinished, LogLine
-from tui_agent.formatting import attempt_line, check_line
+from tui_agent.formatting import TEXT_CHARS, attempt_line, check_line, clipped
 from tui_agent.session import StepState
 from tui_agent.tui.widgets.detached import quiet_when_detached
 from tui_agent.tui.widgets.files_view import FilesView
@@ -50,7 +50,7 @@ def log_content(logs: list[LogLine], truncated: bool = False) -> Content:
     if hidden:
         parts.append((f"… {hidden} earlier output lines\n", "dim"))
     for line in lines:
-        text = line.text.rstrip("\n") + "\n"
+        text = clipped(line.text.rstrip("\n")) + "\n"
         if line.stream == "stderr":
             parts += [("err│ ", "$text-warning 60%"), (text, "$text-warning")]
         else:
@@ -69,11 +69,11 @@ def error_content(execution: ExecutionFinished) -> Content:
         parts.append((f"killed: {execution.killed_reason}\n", "$text-error bold"))
     error = execution.error
     if error is not None:
-        parts.append((f"✗ {error.type}: {error.message}\n", "$text-error bold"))
+        parts.append((f"✗ {clipped(error.type)}: {clipped(error.message)}\n", "$text-error bold"))
         trace, hidden = _tail(error.traceback.rstrip().splitlines(), MAX_TRACEBACK_LINES)
         if hidden:
             parts.append((f"  … {hidden} earlier traceback lines\n", "dim"))
-        parts += [(f"  {line}\n", "$text-error 70%") for line in trace]
+        parts += [(f"  {clipped(line)}\n", "$text-error 70%") for line in trace]
     return Content.assemble(*parts).rstrip() if parts else Content("")
 
 
@@ -82,7 +82,7 @@ def result_content(execution: ExecutionFinished) -> Content:
     parts: list[str | tuple[str, str]] = []
     if execution.result is not None:
         lines, hidden = _head(_pretty(execution.result).splitlines(), MAX_RESULT_LINES)
-        parts += [("→ ", "$text-success bold"), "\n  ".join(lines) + "\n"]
+        parts += [("→ ", "$text-success bold"), "\n  ".join(map(clipped, lines)) + "\n"]
         if hidden:
             parts.append((f"  … {hidden} more lines\n", "dim"))
     if execution.non_serializable:
@@ -272,7 +272,7 @@ class StepCard(Vertical):
         markdown.display = bool(step.thought)
         if step.thought != self._thought:
             self._thought = step.thought
-            await markdown.update(step.thought)
+            await markdown.update(clipped(step.thought, TEXT_CHARS))
 
     def _show_code(self, step: StepState) -> None:
         code = self._code_view
@@ -281,7 +281,7 @@ class StepCard(Vertical):
         if step.code is None or key == self._code:
             return
         self._code = key
-        code.update(numbered_code(step.code, step.language))
+        code.update(numbered_code(clipped(step.code, TEXT_CHARS), step.language))
 
     def _show_execution(self, step: StepState) -> None:
         key = (step.execution, step.backend, step.isolated, len(step.live_logs))
@@ -321,8 +321,9 @@ class StepCard(Vertical):
                 await self._final_box.remove()
                 self._final_box = None
         elif self._final_box is None:
-            self._final_box = Vertical(Markdown(answer, classes="final-answer"), classes="final")
+            shown = Markdown(clipped(answer, TEXT_CHARS), classes="final-answer")
+            self._final_box = Vertical(shown, classes="final")
             self._final_box.border_title = "Final answer"
             await self.mount(self._final_box)
         else:
-            await self._final_box.query_one(Markdown).update(answer)
+            await self._final_box.query_one(Markdown).update(clipped(answer, TEXT_CHARS))

@@ -22,6 +22,7 @@ from tui_agent.web.recipe.model import (
     WaitFor,
     load_recipe,
     parse_recipe,
+    recipe_json,
     recipe_json_schema,
 )
 from tui_agent.web.recipe.page_actions import PageActions
@@ -56,6 +57,7 @@ __all__ = [
     "load_recipe",
     "open_view",
     "parse_recipe",
+    "recipe_json",
     "recipe_json_schema",
     "run_in",
 ]

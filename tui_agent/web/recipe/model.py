@@ -27,10 +27,17 @@ from pydantic import (
 )
 
 from tui_agent.errors import UserError
+from tui_agent.json_limits import JsonTooDeep
+from tui_agent.json_limits import loads as bounded_loads
 
 ClickBehavior = Literal["shows_panel", "navigates", "inline"]
 Target = Literal["page", "list", "details"]
 DEFAULT_TIMEOUT_MS = 10_000
+MAX_REPEAT = 1_000
+"""The most iterations a REPEAT may run (`times`, `maxIterations`), REPEATs nested in one
+another counted together."""
+MAX_RECIPE_BYTES = 1_000_000
+"""The largest recipe file read (recipes are a few kilobytes)."""
 
 
 class RecipeError(UserError):
@@ -319,9 +326,14 @@ class Repeat(_Command):
 
     type: Literal["REPEAT"]
     body: list[Command] = Field(min_length=1)
-    times: int | None = Field(None, ge=1)
+    times: int | None = Field(None, ge=1, le=MAX_REPEAT)
     until: Condition | None = None
-    max_iterations: int = Field(1_000, alias="maxIterations", ge=1)
+    max_iterations: int = Field(MAX_REPEAT, alias="maxIterations", ge=1, le=MAX_REPEAT)
+
+    @property
+    def limit(self) -> int:
+        """The most iterations it runs: `times`, else `maxIterations`."""
+        return self.times or self.max_iterations
 
 
 class ClickIfExists(_Command):
@@ -464,9 +476,15 @@ def json_path(loc: tuple[int | str, ...]) -> str:
 
 
 def _problems(
-    bindings: Bindings, commands: list[Any], path: str, in_item: bool, extracted: bool = False
+    bindings: Bindings,
+    commands: list[Any],
+    path: str,
+    in_item: bool,
+    extracted: bool = False,
+    repeats: int = 1,
 ) -> list[str]:
-    """What the commands need that the bindings or their place do not give, by JSON path."""
+    """What the commands need that the bindings or their place do not give, by JSON path
+    (`repeats`: the iterations of the REPEATs they are nested in, multiplied)."""
     found: list[str] = []
     for index, command in enumerate(commands):
         where = f"{path}[{index}]"
@@ -484,10 +502,21 @@ def _problems(
         if details and bindings.CLICK_BEHAVIOR == "shows_panel" and not bindings.DETAILS_PANEL:
             found.append(f'{where}: {_label(command)} with "shows_panel" needs DETAILS_PANEL')
         extracted = extracted or kind == "EXTRACT_DETAILS"
+        inner_repeats = repeats * command.limit if kind == "REPEAT" else repeats
+        if kind == "REPEAT" and repeats > 1 and inner_repeats > MAX_REPEAT:
+            found.append(
+                f"{where}: REPEATs nested here run up to {inner_repeats:,} iterations (at most "
+                f"{MAX_REPEAT:,} together: lower times or maxIterations)"
+            )
         if kind in ("FOR_EACH_ITEM_IN_LIST", "REPEAT"):
             loop = kind == "FOR_EACH_ITEM_IN_LIST"
             inner = _problems(
-                bindings, command.body, f"{where}.body", in_item or loop, extracted and not loop
+                bindings,
+                command.body,
+                f"{where}.body",
+                in_item or loop,
+                extracted and not loop,
+                inner_repeats,
             )
             found.extend(inner)
     return found
@@ -531,15 +560,26 @@ def _listing(source: str, lines: list[str]) -> str:
 def load_recipe(path: Path) -> RecipeFile:
     """Read and validate a recipe file; a RecipeError says what is wrong and where."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with Path(path).open("rb") as f:
+            raw = f.read(MAX_RECIPE_BYTES + 1)
+        text = raw.decode("utf-8")
     except FileNotFoundError:
         raise RecipeError(f"no such recipe file: {path}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise RecipeError(f"cannot read recipe {path}: {exc}") from None
+    if len(raw) > MAX_RECIPE_BYTES:
+        raise RecipeError(f"recipe {path} is larger than {MAX_RECIPE_BYTES:,} bytes")
+    return parse_recipe(recipe_json(text, f"recipe {path}"), str(path))
+
+
+def recipe_json(text: str, what: str = "the recipe") -> Any:
+    """A recipe's JSON text decoded; a RecipeError (one line) when it is not JSON or nests
+    deeper than a recipe may."""
     try:
-        data = json.loads(text)
+        return bounded_loads(text)
+    except JsonTooDeep as exc:
+        raise RecipeError(f"{what} is not a usable recipe: {exc}") from None
     except json.JSONDecodeError as exc:
         raise RecipeError(
-            f"recipe {path} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+            f"{what} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
         ) from None
-    return parse_recipe(data, str(path))
