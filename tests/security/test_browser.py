@@ -27,6 +27,7 @@ from tui_agent.agents.refine.recipe_refinement import rerun_recipe
 from tui_agent.config import Settings
 from tui_agent.events import ItemsExtracted, Log
 from tui_agent.web.browser import Browser, BrowserError
+from tui_agent.web.recipe import parse_recipe
 
 pytestmark = pytest.mark.chromium
 
@@ -311,7 +312,9 @@ async def test_a_stored_url_is_not_loaded_unless_it_is_a_web_page(tmp_path, secr
     path, text = secret
     url = url.replace("secret", path.as_uri())
     settings = Settings(db=tmp_path / "s.db", model=None)
-    events = [e async for e in rerun_recipe(READ_BODY, url, settings=settings, max_items=3)]
+    events = [
+        e async for e in rerun_recipe(parse_recipe(READ_BODY), url, settings=settings, max_items=3)
+    ]
     assert not [e for e in events if isinstance(e, ItemsExtracted)]
     [failed] = [e for e in events if isinstance(e, Log) and e.level == "error"]
     assert "not a loadable URL" in failed.message or "ERR_ACCESS_DENIED" in failed.message
