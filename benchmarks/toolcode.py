@@ -50,7 +50,7 @@ from tui_agent.agents.toolcode.program import Program  # noqa: E402
 from tui_agent.events import Event, FinalAnswer, LLMCall, PhaseFinished  # noqa: E402
 from tui_agent.llm import LLM, Message  # noqa: E402
 from tui_agent.sandbox.choose import AUTO_ORDER, backend_status, open_sandbox  # noqa: E402
-from tui_agent.sandbox.hosted import hosted_of  # noqa: E402
+from tui_agent.sandbox.folders.hosted import hosted_of  # noqa: E402
 from tui_agent.sandbox.pool import close_shared_pool  # noqa: E402
 from tui_agent.tools import (  # noqa: E402
     ToolServers,

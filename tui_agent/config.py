@@ -64,7 +64,7 @@ class Settings(BaseSettings):
     sandbox: SandboxName = "auto"
     workspace: Path | None = None
     """The folder mounted at /workspace, shared by every session; None: a fresh one per
-    session (sandbox/workspaces.py)."""
+    session (sandbox/folders/workspaces.py)."""
     workspace_quota_mb: int = Field(default=1024, ge=0)
     chromium: str | None = None
     api_base: str | None = None

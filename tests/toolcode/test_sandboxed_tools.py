@@ -11,7 +11,7 @@ import pytest
 from tui_agent.agents.toolcode.program import Program
 from tui_agent.events import ExecutionFinished, ExecutionStarted, ToolCall, ToolResult
 from tui_agent.sandbox.choose import open_sandbox
-from tui_agent.sandbox.hosted import hosted_of
+from tui_agent.sandbox.folders.hosted import hosted_of
 from tui_agent.sandbox.models import ExecuteRequest
 from tui_agent.tools import Toolset
 

@@ -1,7 +1,7 @@
 """The files a run writes in its workspace, found by comparing the folder before and after.
 
 The sandbox owns the workspace and may still be changing it (a thread that outlives its run),
-so the host reads it only through `sandbox.beneath`: links are neither listed nor followed,
+so the host reads it only through `sandbox.folders.beneath`: links are neither listed nor followed,
 only regular files are opened, never blocking, and reads are capped. The walk and the reads
 run off the event loop, so a hostile workspace cannot freeze the app.
 """
@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from tui_agent.events import Event, ExecutionFinished, WrittenFile
-from tui_agent.sandbox.beneath import NotBeneath, opened_file, read_beneath, regular_files
+from tui_agent.sandbox.folders.beneath import NotBeneath, opened_file, read_beneath, regular_files
 
 MAX_ENTRIES = 5000
 """Entries looked at per walk: a huge workspace is listed in part rather than slowly."""

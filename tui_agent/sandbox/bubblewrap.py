@@ -5,8 +5,8 @@ sandbox's host user, never root (workspace.sandbox_owner: nobody when root start
 empty bounding set and a seccomp filter like Docker's default (seccomp.py). The root file system
 is read-only binds of /usr and the few /etc files Python needs; /tmp is a tmpfs of
 `Limits.tmp_size_mb`; the workspace, capped by a quota where one can be made (quota.py), is the
-one writable host folder, at /workspace; the host's files for the sandbox (hosted.py) are bound
-read-only at /toolcode. The environment is cleared: host variables (API keys
+one writable host folder, at /workspace; the host's files for the sandbox (folders/hosted.py)
+are bound read-only at /toolcode. The environment is cleared: host variables (API keys
 included) never reach the code. bwrap dies with this process, and the sandbox's whole pid
 namespace with it.
 """
@@ -21,7 +21,7 @@ from pathlib import Path
 
 from tui_agent.sandbox import seccomp
 from tui_agent.sandbox.base import SandboxError, ensure_workspace
-from tui_agent.sandbox.hosted import HOSTED_PATH, HostedFolder, hosted_folder
+from tui_agent.sandbox.folders.hosted import HOSTED_PATH, HostedFolder, hosted_folder
 from tui_agent.sandbox.limits import ADDRESS_SPACE_ENV, Limits
 from tui_agent.sandbox.process import (
     MAX_RESULT_BYTES,

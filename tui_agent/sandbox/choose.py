@@ -15,11 +15,11 @@ from tui_agent.sandbox.base import BackendCheck, Sandbox, SandboxError
 from tui_agent.sandbox.bubblewrap import BubblewrapSandbox, bubblewrap_status
 from tui_agent.sandbox.docker import DockerSandbox, prewarm_fresh, take_fresh
 from tui_agent.sandbox.engine import image_status
+from tui_agent.sandbox.folders.workspaces import fresh_workspace, session_workspace
 from tui_agent.sandbox.limits import Limits, process_cap_note
 from tui_agent.sandbox.local import LocalSandbox
 from tui_agent.sandbox.models import ExecuteRequest
 from tui_agent.sandbox.quota import quota_status
-from tui_agent.sandbox.workspaces import fresh_workspace, session_workspace
 
 SandboxFactory = Callable[..., Sandbox]
 """Builds an unstarted sandbox: `factory(*, workspace: Path, network: bool, limits: Limits)`."""
@@ -66,7 +66,7 @@ def open_sandbox(
 ) -> Sandbox:
     """An unstarted sandbox of backend `name` ("auto": docker, else bubblewrap), on the
     workspace the user named, or without one (None) on a fresh workspace of its own
-    (workspaces.py; for docker, the one `prewarm_fresh_workspace` readied, when it did).
+    (folders/workspaces.py; for docker, the one `prewarm_fresh_workspace` readied, when it did).
 
     Without `limits`, the defaults with the configured workspace quota
     (`TUI_AGENT_WORKSPACE_QUOTA_MB`, `workspace_quota_mb` in config.toml).

@@ -22,7 +22,8 @@ from docker.models.containers import Container
 
 from tui_agent.sandbox.base import SandboxError, ensure_workspace
 from tui_agent.sandbox.engine import IMAGE
-from tui_agent.sandbox.hosted import hosted_folder
+from tui_agent.sandbox.folders.hosted import hosted_folder
+from tui_agent.sandbox.folders.workspaces import fresh_workspace
 from tui_agent.sandbox.image import RUNNER_PATH
 from tui_agent.sandbox.limits import ADDRESS_SPACE_ENV, Limits
 from tui_agent.sandbox.pool import Attached, ContainerPool, ContainerSpec, shared_pool
@@ -36,7 +37,6 @@ from tui_agent.sandbox.process import (
 )
 from tui_agent.sandbox.quota import SandboxQuota
 from tui_agent.sandbox.workspace import sandbox_owner
-from tui_agent.sandbox.workspaces import fresh_workspace
 
 STDERR_FRAME = 2
 
@@ -44,7 +44,7 @@ STDERR_FRAME = 2
 class DockerSandbox(RunnerSandbox):
     """Runs code in a container: no network unless asked, capped memory, CPU and processes,
     read-only root, private /tmp, `workspace` at /workspace (capped by a quota where quota.py
-    can make one), the host's files for it read-only at /toolcode (hosted.py), a non-root
+    can make one), the host's files for it read-only at /toolcode (folders/hosted.py), a non-root
     user, no capabilities.
     """
 

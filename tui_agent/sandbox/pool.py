@@ -39,7 +39,7 @@ from tui_agent.sandbox.engine import (
     owner_labels,
     remove_container,
 )
-from tui_agent.sandbox.hosted import HOSTED_PATH
+from tui_agent.sandbox.folders.hosted import HOSTED_PATH
 from tui_agent.sandbox.image import RUNNER_PATH, SANDBOX_USER, WORKSPACE_PATH
 from tui_agent.sandbox.quota import QuotaHold
 
@@ -55,7 +55,7 @@ class ContainerSpec:
     runner: str
     command: tuple[str, ...]
     hosted: str = ""
-    """The host folder of the host's files for the sandbox, mounted read-only (hosted.py)."""
+    """The host's files for the sandbox, a folder mounted read-only (folders/hosted.py)."""
     image: str = IMAGE
     network: bool = False
     memory_mb: int = 1024

@@ -3,7 +3,7 @@ call many tools at once, until it answers.
 
 Events: PhaseStarted / PhaseFinished "servers" (connecting the MCP servers) and "generate"
 (writing the packages in the session's hosted folder, which the sandbox reads and never
-writes, removed when the session ends: sandbox/hosted.py), an Artifact "tool packages" (what
+writes, removed when the session ends: sandbox/folders/hosted.py), an Artifact "tool packages" (what
 discover_code_files shows), then per model turn: ThoughtDelta / Thought, LLMCall, a ToolCall /
 ToolResult pair for each discover_code_files, and for each write_code the program's events
 (see program.py) on a step of its own; FinalAnswer when the model answers without a call,
@@ -56,7 +56,7 @@ from tui_agent.llm import LLM, LLMError, Message
 from tui_agent.llm.text_calls import parse_text_calls
 from tui_agent.llm.tool_turns import ModelCall, answer_messages, read_calls
 from tui_agent.sandbox.base import Sandbox, SandboxError
-from tui_agent.sandbox.hosted import HostedFolder, hosted_of
+from tui_agent.sandbox.folders.hosted import HostedFolder, hosted_of
 from tui_agent.sandbox.models import ExecuteResult
 from tui_agent.tools import GenerationError, ServerStartError, Toolset, as_error
 

@@ -1,5 +1,5 @@
 """One `write_code`: check the program, write it to a fresh folder of the session's hosted
-folder (which the sandbox reads and never writes: sandbox/hosted.py), run it in the sandbox
+folder (which the sandbox reads and never writes: sandbox/folders/hosted.py), run it in the sandbox
 with its tool calls answered on the host, and remove the folder.
 
 Events, on the program's step: CodeProposed (action "write_code"); then either an
@@ -23,7 +23,7 @@ from tui_agent.agents.codeact_prompts import describe_result
 from tui_agent.agents.streaming import StepRun
 from tui_agent.events import CodeProposed, ErrorInfo, Event, ExecutionFinished, Log
 from tui_agent.sandbox.base import Sandbox
-from tui_agent.sandbox.hosted import FOLDER_MODE, HostedFolder
+from tui_agent.sandbox.folders.hosted import FOLDER_MODE, HostedFolder
 from tui_agent.sandbox.models import CallHandler, ExecuteRequest, ExecuteResult
 from tui_agent.tools import check_program, refusal_text
 

@@ -27,7 +27,7 @@ from textual_image.widget import Image as ImageWidget
 from tui_agent.agents.workspace_files import WorkspaceError, read_workspace_file
 from tui_agent.events import ExecutionFinished, WrittenFile
 from tui_agent.formatting import format_size
-from tui_agent.sandbox.workspaces import known_workspace
+from tui_agent.sandbox.folders.workspaces import known_workspace
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp")
 MAX_LISTED = 8

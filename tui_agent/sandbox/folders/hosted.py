@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from tui_agent.sandbox.base import SandboxError
-from tui_agent.sandbox.workspaces import data_dir
+from tui_agent.sandbox.folders.workspaces import data_dir
 
 HOSTED_PATH = "/toolcode"
 """Where docker and bubblewrap mount the hosted folder, read-only."""
