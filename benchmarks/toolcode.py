@@ -50,6 +50,7 @@ from tui_agent.agents.toolcode.program import Program  # noqa: E402
 from tui_agent.events import Event, FinalAnswer, LLMCall, PhaseFinished  # noqa: E402
 from tui_agent.llm import LLM, Message  # noqa: E402
 from tui_agent.sandbox.choose import AUTO_ORDER, backend_status, open_sandbox  # noqa: E402
+from tui_agent.sandbox.folders.hosted import hosted_of  # noqa: E402
 from tui_agent.sandbox.pool import close_shared_pool  # noqa: E402
 from tui_agent.tools import (  # noqa: E402
     ToolServers,
@@ -228,16 +229,17 @@ async def executions(rounds: int, sandbox_name: str, folder: Path) -> list[float
     sandbox = open_sandbox(sandbox_name, workspace=workspace)
     toolset = Toolset.prepare(config, workspace)
     timings = []
+    hosted = hosted_of(sandbox).session()
     async with sandbox:
         await toolset.connect()
-        await toolset.generate()
+        await toolset.generate(hosted.host / "packages")
         ready = asyncio.get_running_loop().create_future()
         ready.set_result(None)
         program = Program(
             sandbox,
             toolset.router(),
-            workspace=toolset.guard.root,
-            packages=toolset.folder,
+            hosted=hosted,
+            packages=hosted.host / "packages",
             timeout=30,
         )
         code = "from shop_tools import next_number\nprint(next_number(value=1))\n"
@@ -249,6 +251,7 @@ async def executions(rounds: int, sandbox_name: str, folder: Path) -> list[float
                 assert str(events[-1]).endswith("\n2"), events[-1]
         finally:
             await toolset.close()
+            hosted.remove()
     return timings[1:]
 
 

@@ -1,12 +1,20 @@
 """Project-wide test settings and the scripted model server."""
 
+import atexit
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 
 import pytest
 from support.scripted_model import ScriptedModel
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+DATA_HOME = tempfile.mkdtemp(prefix="tui-agent-tests-data-")
+os.environ["XDG_DATA_HOME"] = DATA_HOME
+"""The user data dir (sessions' own workspaces, hosted folders, named workspaces) of every
+test and of the commands they start: a temporary folder, never the user's."""
+atexit.register(shutil.rmtree, DATA_HOME, ignore_errors=True)
 
 
 @pytest.fixture

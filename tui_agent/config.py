@@ -34,11 +34,6 @@ def config_file_path() -> Path:
     return Path(platformdirs.user_config_dir(APP_NAME)) / "config.toml"
 
 
-def default_workspace() -> Path:
-    """The folder mounted at /workspace in sandboxes unless --workspace says otherwise."""
-    return Path(platformdirs.user_data_dir(APP_NAME)) / "workspace"
-
-
 class _TomlSource(PydanticBaseSettingsSource):
     """Reads the optional TOML config file; a broken file is a ConfigError."""
 
@@ -67,7 +62,9 @@ class Settings(BaseSettings):
     model: str | None = None
     db: Path = default_db_path()
     sandbox: SandboxName = "auto"
-    workspace: Path = default_workspace()
+    workspace: Path | None = None
+    """The folder mounted at /workspace, shared by every session; None: a fresh one per
+    session (sandbox/folders/workspaces.py)."""
     workspace_quota_mb: int = Field(default=1024, ge=0)
     chromium: str | None = None
     allow_file_urls: bool = False

@@ -1,6 +1,8 @@
 """Generated packages: JSON Schema mapped to Python types, one typed function per tool, written
-again only when the tool list changes, and type-checked by mypy (strict)."""
+again unless the folder holds exactly what the host would write (a rewritten manifest does not
+count), and type-checked by mypy (strict)."""
 
+import hashlib
 import json
 import subprocess
 import sys
@@ -130,6 +132,18 @@ def test_an_edited_package_is_written_again(tmp_path):
     generate_packages([listing(PRICE)], tmp_path)
     module = tmp_path / "shop_tools" / "get_price.py"
     module.write_text(module.read_text() + "\nprint('tampered')\n")
+    [again] = generate_packages([listing(PRICE)], tmp_path)
+    assert again.written and "tampered" not in module.read_text()
+
+
+def test_a_package_rewritten_with_matching_hashes_is_written_again(tmp_path):
+    generate_packages([listing(PRICE)], tmp_path)
+    package = tmp_path / "shop_tools"
+    module = package / "get_price.py"
+    module.write_text(module.read_text() + "\nprint('tampered')\n")
+    manifest = json.loads((package / "_manifest.json").read_text())
+    manifest["files"]["get_price.py"] = hashlib.sha256(module.read_bytes()).hexdigest()
+    (package / "_manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     [again] = generate_packages([listing(PRICE)], tmp_path)
     assert again.written and "tampered" not in module.read_text()
 

@@ -11,21 +11,11 @@ import pytest
 from tui_agent.agents.toolcode.program import Program
 from tui_agent.events import ExecutionFinished, ExecutionStarted, ToolCall, ToolResult
 from tui_agent.sandbox.choose import open_sandbox
+from tui_agent.sandbox.folders.hosted import hosted_of
 from tui_agent.sandbox.models import ExecuteRequest
 from tui_agent.tools import Toolset
 
 pytestmark = pytest.mark.usefixtures("isolated_backend")
-
-
-@pytest.fixture
-async def toolset(shop_config, tmp_path):
-    tools = Toolset.prepare(shop_config, tmp_path / "workspace", call_timeout=2.0)
-    await tools.connect()
-    await tools.generate()
-    try:
-        yield tools
-    finally:
-        await tools.close()
 
 
 @pytest.fixture
@@ -35,13 +25,32 @@ async def sandbox(isolated_backend, tmp_path):
         yield opened
 
 
-async def run_program(sandbox, toolset, code, args=()):
+@pytest.fixture
+def hosted(sandbox):
+    """The session's folder of the host's files (packages, programs), read-only inside."""
+    folder = hosted_of(sandbox).session()
+    yield folder
+    folder.remove()
+
+
+@pytest.fixture
+async def toolset(shop_config, tmp_path, hosted):
+    tools = Toolset.prepare(shop_config, tmp_path / "workspace", call_timeout=2.0)
+    await tools.connect()
+    await tools.generate(hosted.host / "packages")
+    try:
+        yield tools
+    finally:
+        await tools.close()
+
+
+async def run_program(sandbox, toolset, hosted, code, args=()):
     """The events of one program and the answer the model would get."""
     program = Program(
         sandbox,
         toolset.router(),
-        workspace=toolset.guard.root,
-        packages=toolset.folder,
+        hosted=hosted,
+        packages=hosted.host / "packages",
         timeout=30,
     )
     started = asyncio.get_running_loop().create_future()
@@ -59,7 +68,7 @@ def calls(events):
     return [(e.name, e.arguments) for e in events if isinstance(e, ToolCall)]
 
 
-async def test_a_program_chains_tool_calls_through_the_generated_packages(sandbox, toolset):
+async def test_a_program_chains_tool_calls_through_the_generated_packages(sandbox, toolset, hosted):
     code = """
         import json, sys
         import shop_tools
@@ -78,7 +87,7 @@ async def test_a_program_chains_tool_calls_through_the_generated_packages(sandbo
             socket_free = False
         print("ok", socket_free)
     """
-    events, answer = await run_program(sandbox, toolset, code, args=["5", "office"])
+    events, answer = await run_program(sandbox, toolset, hosted, code, args=["5", "office"])
     [finished] = [e for e in events if isinstance(e, ExecutionFinished)]
     assert finished.success, finished.error
     assert [line.text for line in finished.logs] == [
@@ -99,17 +108,17 @@ async def test_a_program_chains_tool_calls_through_the_generated_packages(sandbo
     results = [e for e in events if isinstance(e, ToolResult)]
     assert len(results) == 13 and all(r.ok for r in results)
     assert answer.startswith("The program ran") and "chained: 15" in answer
-    assert not list((toolset.guard.root / ".toolcode").glob("code_*")), "its folder is removed"
+    assert not list((hosted.host / "programs").iterdir()), "its folder is removed"
 
 
-async def test_a_tool_error_is_text_the_program_can_check(sandbox, toolset):
+async def test_a_tool_error_is_text_the_program_can_check(sandbox, toolset, hosted):
     code = """
         from shop_tools import fail, get_price
         output = fail(message="out of stock")
         print("error seen:", output.startswith("Error:"), output)
         print(get_price(sku="kettle"))
     """
-    events, _ = await run_program(sandbox, toolset, code)
+    events, _ = await run_program(sandbox, toolset, hosted, code)
     [finished] = [e for e in events if isinstance(e, ExecutionFinished)]
     assert finished.success
     first = finished.logs[0].text
@@ -119,7 +128,7 @@ async def test_a_tool_error_is_text_the_program_can_check(sandbox, toolset):
     assert [e.name for e in failed] == ["shop.fail"]
 
 
-async def test_a_server_that_dies_mid_call_raises_in_the_program(sandbox, toolset):
+async def test_a_server_that_dies_mid_call_raises_in_the_program(sandbox, toolset, hosted):
     code = """
         from shop_tools import crash, next_number, ToolCallFailed
         try:
@@ -128,7 +137,7 @@ async def test_a_server_that_dies_mid_call_raises_in_the_program(sandbox, toolse
             print("raised:", exc)
         next_number(value=1)
     """
-    events, answer = await run_program(sandbox, toolset, code)
+    events, answer = await run_program(sandbox, toolset, hosted, code)
     [finished] = [e for e in events if isinstance(e, ExecutionFinished)]
     assert finished.logs[0].text.startswith(
         "raised: MCP server 'shop' is gone: it closed the connection during crash"
@@ -137,7 +146,7 @@ async def test_a_server_that_dies_mid_call_raises_in_the_program(sandbox, toolse
     assert "MCP server 'shop' is gone" in answer
 
 
-async def test_a_tool_that_hangs_fails_the_call_after_the_call_timeout(sandbox, toolset):
+async def test_a_tool_that_hangs_fails_the_call_after_the_call_timeout(sandbox, toolset, hosted):
     code = """
         from shop_tools import hang, next_number
         try:
@@ -146,7 +155,7 @@ async def test_a_tool_that_hangs_fails_the_call_after_the_call_timeout(sandbox, 
             print(type(exc).__name__, exc)
         print(next_number(value=1))
     """
-    events, _ = await run_program(sandbox, toolset, code)
+    events, _ = await run_program(sandbox, toolset, hosted, code)
     [finished] = [e for e in events if isinstance(e, ExecutionFinished)]
     assert [line.text for line in finished.logs] == [
         "ToolCallFailed shop.hang did not answer within 2 s",
@@ -156,7 +165,9 @@ async def test_a_tool_that_hangs_fails_the_call_after_the_call_timeout(sandbox, 
     assert not hung.ok and hung.facts == {"raised": True}
 
 
-async def test_a_link_planted_in_the_workspace_cannot_read_a_host_file(sandbox, toolset, tmp_path):
+async def test_a_link_planted_in_the_workspace_cannot_read_a_host_file(
+    sandbox, toolset, hosted, tmp_path
+):
     secret = tmp_path / "host-secret.txt"
     secret.write_text("host secret")
     planted = await sandbox.execute(
@@ -168,21 +179,21 @@ async def test_a_link_planted_in_the_workspace_cannot_read_a_host_file(sandbox, 
         print(workspace_tools.read_workspace_file(filepath="leak.txt"))
         print(workspace_tools.update_workspace_file(filepath="leak.txt", content="owned"))
     """
-    events, _ = await run_program(sandbox, toolset, code)
+    events, _ = await run_program(sandbox, toolset, hosted, code)
     [finished] = [e for e in events if isinstance(e, ExecutionFinished)]
     texts = [line.text for line in finished.logs]
     assert all(t.startswith("Error: path outside boundary: leak.txt leads outside") for t in texts)
     assert secret.read_text() == "host secret"
 
 
-async def test_a_refused_program_never_runs(sandbox, toolset):
+async def test_a_refused_program_never_runs(sandbox, toolset, hosted):
     marker = Path(toolset.guard.root, "ran.txt")
     code = """
         import subprocess
         import workspace_tools
         workspace_tools.update_workspace_file(filepath="ran.txt", content="it ran")
     """
-    events, answer = await run_program(sandbox, toolset, code)
+    events, answer = await run_program(sandbox, toolset, hosted, code)
     assert not any(isinstance(e, ExecutionStarted | ToolCall) for e in events)
     [finished] = [e for e in events if isinstance(e, ExecutionFinished)]
     assert finished.error.type == "ProgramRefused"

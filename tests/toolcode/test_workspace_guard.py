@@ -120,14 +120,6 @@ def test_reads_and_writes_stay_in_their_roots(workspace):
     )
 
 
-def test_the_generated_code_folder_cannot_be_written_and_is_not_listed(workspace):
-    (workspace / ".toolcode" / "packages").mkdir(parents=True)
-    guard = WorkspaceGuard(workspace)
-    answer = call(guard, "update_workspace_file", filepath=".toolcode/packages/x.py", content="")
-    assert answer == "Error: .toolcode/ holds tui-agent's own files; write elsewhere"
-    assert ".toolcode" not in call(guard, "list_workspace")
-
-
 def test_roots_outside_the_workspace_are_refused(workspace):
     with pytest.raises(WorkspaceRootError, match=r"the read root \.\./elsewhere is outside"):
         WorkspaceGuard(workspace, read_roots=["../elsewhere"])

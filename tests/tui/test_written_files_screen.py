@@ -22,6 +22,7 @@ from tui_agent.events import (
     SessionEnded,
     WrittenFile,
 )
+from tui_agent.sandbox.folders.workspaces import remember
 from tui_agent.tui.app import TuiAgentApp
 from tui_agent.tui.screens.image import ImageScreen
 from tui_agent.tui.screens.session import SessionScreen
@@ -46,6 +47,7 @@ def plot(path: Path) -> bytes:
 def plotted(db_path: Path, tmp_path: Path) -> Path:
     workspace = tmp_path / "workspace"
     workspace.mkdir()
+    remember(workspace)  # the workspace a user named for the session
     data = plot(workspace / "plot.png")
     (workspace / "notes.txt").write_text("x" * 2048)
     files = [

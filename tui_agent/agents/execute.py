@@ -120,7 +120,7 @@ def exec_session(
     *,
     title: str,
     sandbox_name: str,
-    workspace: Path,
+    workspace: Path | None = None,
     network: bool = False,
     model: str | None = None,
     agent_type: AgentType | None = None,
@@ -130,7 +130,8 @@ def exec_session(
     one, not yet started, that renders the request's url).
 
     The sandbox is chosen now, so a missing backend is a SandboxError before anything is
-    recorded; it is started and closed by the event stream itself.
+    recorded; it is started and closed by the event stream itself. Without a `workspace`,
+    the session gets a fresh one of its own.
     """
     sandbox = open_sandbox(sandbox_name, workspace=workspace, network=network)
     started = exec_started(request, title, model, agent_type, network=network)

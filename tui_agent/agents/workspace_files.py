@@ -1,19 +1,20 @@
 """The files a run writes in its workspace, found by comparing the folder before and after.
 
-Host-side code never follows what the sandbox planted there: the walk does not enter
-symlinked folders nor list symlinks, and `read_workspace_file` refuses a path that resolves
-outside the workspace or through a link (the file is opened with O_NOFOLLOW).
+The sandbox owns the workspace and may still be changing it (a thread that outlives its run),
+so the host reads it only through `sandbox.folders.beneath`: links are neither listed nor followed,
+only regular files are opened, never blocking, and reads are capped. The walk and the reads
+run off the event loop, so a hostile workspace cannot freeze the app.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
-import os
-import stat
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 from tui_agent.events import Event, ExecutionFinished, WrittenFile
+from tui_agent.sandbox.folders.beneath import NotBeneath, opened_file, read_beneath, regular_files
 
 MAX_ENTRIES = 5000
 """Entries looked at per walk: a huge workspace is listed in part rather than slowly."""
@@ -22,38 +23,20 @@ MAX_FILES = 50
 """Written files recorded per run (the newest first)."""
 HASHED_BYTES = 64 * 1024 * 1024
 """Files larger than this are listed without a checksum."""
+CHUNK = 1 << 20
 
 Listing = dict[str, tuple[int, int]]
 """Relative path -> (size, modification time in ns) of each regular file."""
 
-
-class WorkspaceError(OSError):
-    """A workspace path that may not be read from the host (outside it, or through a link)."""
+WorkspaceError = NotBeneath
+"""A workspace path that may not be read from the host (outside it, through a link, or not
+a regular file)."""
 
 
 def list_files(root: Path) -> Listing:
     """The regular files under `root` (symlinks neither listed nor followed)."""
-    found: Listing = {}
-    seen = 0
-    pending: list[tuple[str, int]] = [("", 0)]
-    while pending and seen < MAX_ENTRIES:
-        folder, depth = pending.pop()
-        try:
-            entries = list(os.scandir(root / folder if folder else root))
-        except OSError:
-            continue
-        for entry in entries:
-            seen += 1
-            relative = f"{folder}/{entry.name}" if folder else entry.name
-            try:
-                info = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            if stat.S_ISDIR(info.st_mode) and depth < MAX_DEPTH:
-                pending.append((relative, depth + 1))
-            elif stat.S_ISREG(info.st_mode):
-                found[relative] = (info.st_size, info.st_mtime_ns)
-    return found
+    found = regular_files(root, max_entries=MAX_ENTRIES, max_depth=MAX_DEPTH)
+    return {path: (entry.size, entry.mtime_ns) for path, entry in found.items()}
 
 
 def written_since(root: Path, before: Listing) -> list[WrittenFile]:
@@ -67,27 +50,32 @@ def written_since(root: Path, before: Listing) -> list[WrittenFile]:
         digest = ""
         if size <= HASHED_BYTES:
             try:
-                digest = hashlib.sha256(read_workspace_file(root, path)).hexdigest()
+                digest = _sha256(root, path)
             except OSError:
-                continue  # gone, or a link by now
+                continue  # gone, or a link, a FIFO ... by now
         files.append(WrittenFile(path=path, size=size, sha256=digest))
     return files
 
 
-def read_workspace_file(root: Path, path: str, limit: int | None = None) -> bytes:
-    """The bytes of `path` (relative to the workspace `root`), at most `limit` of them.
+def _sha256(root: Path, path: str) -> str:
+    """The checksum of at most HASHED_BYTES of `path` (a file grown since is cut there)."""
+    digest = hashlib.sha256()
+    with opened_file(root, path) as (file, _):
+        left = HASHED_BYTES
+        while left > 0 and (chunk := file.read(min(CHUNK, left))):
+            digest.update(chunk)
+            left -= len(chunk)
+    return digest.hexdigest()
 
-    Refused (WorkspaceError) when the path leaves the workspace or goes through a symlink.
+
+def read_workspace_file(root: Path, path: str, limit: int | None = None) -> bytes:
+    """The bytes of `path` (relative to the workspace `root`), at most `limit` of them
+    (HASHED_BYTES without one).
+
+    Refused (WorkspaceError) when the path leaves the workspace, goes through a symlink or is
+    not a regular file.
     """
-    base = Path(os.path.realpath(root))
-    target = base / path
-    if os.path.realpath(target) != str(target) or base not in target.parents:
-        raise WorkspaceError(f"{path} is not a file inside the workspace")
-    descriptor = os.open(target, os.O_RDONLY | os.O_NOFOLLOW)
-    with os.fdopen(descriptor, "rb") as file:
-        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
-            raise WorkspaceError(f"{path} is not a regular file")
-        return file.read() if limit is None else file.read(limit)
+    return read_beneath(root, path, HASHED_BYTES if limit is None else limit)
 
 
 def workspace_of(sandbox: object) -> Path | None:
@@ -101,10 +89,10 @@ async def with_written_files(
 ) -> AsyncIterator[Event]:
     """`events` of one run, its ExecutionFinished carrying the files it wrote under `root`
     (the sandbox's workspace; None: a sandbox without one, nothing is listed)."""
-    before = list_files(root) if root is not None else {}
+    before = await asyncio.to_thread(list_files, root) if root is not None else {}
     async for event in events:
         if root is not None and isinstance(event, ExecutionFinished):
-            files = written_since(root, before)
+            files = await asyncio.to_thread(written_since, root, before)
             if files:
                 event = event.model_copy(update={"files": files, "workspace": str(root)})
         yield event

@@ -40,7 +40,12 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     add_sandbox_option(code)
     code.add_argument("--network", action="store_true", help="let the code reach the network")
-    code.add_argument("--workspace", type=Path, help="host folder mounted at /workspace")
+    code.add_argument(
+        "--workspace",
+        type=Path,
+        help="host folder mounted at /workspace, shared by the sessions that name it "
+        "(default: a fresh folder for each session)",
+    )
     code.add_argument(
         "--timeout", type=float, default=60.0, metavar="S", help="seconds per run (60)"
     )

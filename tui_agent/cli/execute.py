@@ -36,7 +36,12 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     run.add_argument("--timeout", type=float, default=30.0, metavar="S", help="seconds (30)")
     add_sandbox_option(run)
     run.add_argument("--network", action="store_true", help="let the code reach the network")
-    run.add_argument("--workspace", type=Path, help="host folder mounted at /workspace")
+    run.add_argument(
+        "--workspace",
+        type=Path,
+        help="host folder mounted at /workspace, shared by the sessions that name it "
+        "(default: a fresh folder for each session)",
+    )
     add_agent_type_option(run, None)
     add_output_options(run)
     run.set_defaults(handler=cmd_exec)

@@ -54,7 +54,12 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
         help="always generate: neither use nor fill the code cache",
     )
     add_sandbox_option(parser)
-    parser.add_argument("--workspace", type=Path, help="host folder mounted at /workspace")
+    parser.add_argument(
+        "--workspace",
+        type=Path,
+        help="host folder mounted at /workspace, shared by the sessions that name it "
+        "(default: a fresh folder for each session)",
+    )
     parser.add_argument(
         "-o",
         "--output-file",

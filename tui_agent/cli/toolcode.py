@@ -47,7 +47,12 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         default=None,
         help="backend (default: TUI_AGENT_SANDBOX or auto: docker, else bubblewrap)",
     )
-    toolcode.add_argument("--workspace", type=Path, help="host folder mounted at /workspace")
+    toolcode.add_argument(
+        "--workspace",
+        type=Path,
+        help="host folder mounted at /workspace, shared by the sessions that name it "
+        "(default: a fresh folder for each session)",
+    )
     toolcode.add_argument(
         "--timeout", type=float, default=30.0, metavar="S", help="seconds per program (30)"
     )

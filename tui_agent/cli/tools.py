@@ -27,11 +27,11 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     generate.add_argument(
         "--out",
         type=Path,
+        default=Path("tool_packages"),
         metavar="DIR",
-        help="where to write them (default: the workspace's .toolcode/packages, where "
-        "toolcode sessions find them)",
+        help="where to write them, to read or import them yourself (default: ./tool_packages; "
+        "toolcode sessions write their own)",
     )
-    generate.add_argument("--workspace", type=Path, help="the workspace (default: configured)")
     generate.set_defaults(handler=cmd_generate)
     listing = actions.add_parser(
         "list", parents=[common], help="print the servers, their packages and functions"
@@ -43,16 +43,10 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
 def cmd_generate(args: argparse.Namespace, settings: Settings) -> int:
     from tui_agent.agents.toolcode import mcp_config_for
-    from tui_agent.sandbox.base import ensure_workspace
-    from tui_agent.sandbox.workspace import sandbox_owner
-    from tui_agent.tools import WORKSPACE_TOOLS, ToolServers, generate_packages, packages_folder
+    from tui_agent.tools import WORKSPACE_TOOLS, ToolServers, generate_packages
 
     mcp = mcp_config_for(args.mcp, settings, args.server)
     out = args.out
-    if out is None:
-        workspace = ensure_workspace(args.workspace or settings.workspace)
-        sandbox_owner(workspace)  # a new workspace goes to the sandbox user before we write
-        out = packages_folder(workspace)
 
     async def go() -> None:
         began = time.perf_counter()

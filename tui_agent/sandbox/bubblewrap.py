@@ -5,7 +5,8 @@ sandbox's host user, never root (workspace.sandbox_owner: nobody when root start
 empty bounding set and a seccomp filter like Docker's default (seccomp.py). The root file system
 is read-only binds of /usr and the few /etc files Python needs; /tmp is a tmpfs of
 `Limits.tmp_size_mb`; the workspace, capped by a quota where one can be made (quota.py), is the
-one writable host folder, at /workspace. The environment is cleared: host variables (API keys
+one writable host folder, at /workspace; the host's files for the sandbox (folders/hosted.py)
+are bound read-only at /toolcode. The environment is cleared: host variables (API keys
 included) never reach the code. bwrap dies with this process, and the sandbox's whole pid
 namespace with it.
 """
@@ -20,6 +21,7 @@ from pathlib import Path
 
 from tui_agent.sandbox import seccomp
 from tui_agent.sandbox.base import SandboxError, ensure_workspace
+from tui_agent.sandbox.folders.hosted import HOSTED_PATH, HostedFolder, hosted_folder
 from tui_agent.sandbox.limits import ADDRESS_SPACE_ENV, Limits
 from tui_agent.sandbox.process import (
     MAX_RESULT_BYTES,
@@ -38,6 +40,8 @@ RUNNER_PATH = "/opt/tui-agent/runner.py"
 WORKSPACE_PATH = "/workspace"
 STAGE = Path("/run/tui-agent/workspace")
 """Where root binds the workspace, in the sandbox's own mount namespace, for bwrap to reach."""
+HOSTED_STAGE = Path("/run/tui-agent/hosted")
+"""Where root binds the hosted folder, likewise."""
 INSTALL_HINT = "install it with `apt-get install bubblewrap`"
 ROOT_TOOLS = ("unshare", "setpriv", "mount")
 UTIL_HINT = "install them with `apt-get install util-linux mount`"
@@ -83,18 +87,26 @@ class BubblewrapLauncher(SubprocessLauncher):
     over as open descriptors; holds the workspace's quota from the first start to `close`.
 
     As root, bwrap is started through `unshare` and `setpriv`: in a mount namespace of its own,
-    the workspace is bound at STAGE, a path the sandbox user can reach whatever the folders
-    above the workspace allow, and then the ids drop to the sandbox user's. The bind goes away
-    with the namespace.
+    the workspace and the hosted folder are bound at STAGE and HOSTED_STAGE, paths the sandbox
+    user can reach whatever the folders above them allow, and then the ids drop to the sandbox
+    user's. The binds go away with the namespace.
     """
 
     def __init__(
-        self, bwrap: str, runner: list[str], *, workspace: Path, network: bool, limits: Limits
+        self,
+        bwrap: str,
+        runner: list[str],
+        *,
+        workspace: Path,
+        hosted: HostedFolder,
+        network: bool,
+        limits: Limits,
     ) -> None:
         env = dict(SANDBOX_ENV)
         super().__init__(runner, cwd=Path("/"), env=env, max_processes=limits.processes)
         self.bwrap = bwrap
         self.workspace = workspace
+        self.hosted = hosted
         self.network = network
         self.limits = limits
         self.owner = sandbox_owner(workspace)
@@ -105,11 +117,13 @@ class BubblewrapLauncher(SubprocessLauncher):
         root = os.geteuid() == 0
         if root:
             STAGE.mkdir(parents=True, exist_ok=True)
+            HOSTED_STAGE.mkdir(parents=True, exist_ok=True)
         runner_fd = os.open(RUNNER_FILE, os.O_RDONLY | os.O_CLOEXEC)
         seccomp_fd = seccomp.program_fd()
         try:
             options = Options(
                 workspace=STAGE if root else self.workspace,
+                hosted=HOSTED_STAGE if root else self.hosted.host,
                 owner=self.owner,
                 runner_fd=runner_fd,
                 seccomp_fd=seccomp_fd,
@@ -118,7 +132,8 @@ class BubblewrapLauncher(SubprocessLauncher):
             )
             argv = [*bwrap_command(self.bwrap, options), *self.argv]
             if root:
-                argv = [*as_sandbox_user(self.workspace, self.owner), *argv]
+                binds = {self.workspace: STAGE, self.hosted.host: HOSTED_STAGE}
+                argv = [*as_sandbox_user(binds, self.owner), *argv]
             return await self._exec(argv, pass_fds=(runner_fd, seccomp_fd))
         finally:
             os.close(runner_fd)
@@ -140,6 +155,7 @@ class Options:
     """What one bwrap command line is made of."""
 
     workspace: Path
+    hosted: Path
     owner: tuple[int, int]
     runner_fd: int
     seccomp_fd: int
@@ -171,20 +187,31 @@ class BubblewrapSandbox(RunnerSandbox):
         seccomp.program()  # fails here, with its reason, where no filter can be built
         self.limits = limits or Limits()
         self.workspace = ensure_workspace(workspace)
+        self.hosted = hosted_folder(self.workspace)
         runner = runner_command(python, RUNNER_PATH, self.limits, max_result_bytes)
         self.launcher: BubblewrapLauncher = BubblewrapLauncher(
-            found, runner, workspace=self.workspace, network=network, limits=self.limits
+            found,
+            runner,
+            workspace=self.workspace,
+            hosted=self.hosted,
+            network=network,
+            limits=self.limits,
         )
         super().__init__(self.launcher, max_result_bytes=max_result_bytes)
 
 
-def as_sandbox_user(workspace: Path, owner: tuple[int, int]) -> list[str]:
-    """argv prefix (as root): bind `workspace` at STAGE in a new mount namespace, then run the
-    rest as host user `owner` (uid, gid) with no supplementary groups."""
+def as_sandbox_user(binds: dict[Path, Path], owner: tuple[int, int]) -> list[str]:
+    """argv prefix (as root): bind each host folder of `binds` at its stage in a new mount
+    namespace, then run the rest as host user `owner` (uid, gid) with no supplementary
+    groups."""
     uid, gid = owner
-    bind_then_run = 'mount --bind "$1" "$2" && shift 2 && exec "$@"'
+    bind_then_run = 'while [ "$1" != -- ]; do mount --bind "$1" "$2" || exit 1; shift 2; done'
+    bind_then_run += '; shift; exec "$@"'
     argv = ["unshare", "--mount", "--propagation", "private", "sh", "-c", bind_then_run]
-    argv += ["tui-agent-sandbox", str(workspace), str(STAGE)]
+    argv.append("tui-agent-sandbox")
+    for source, stage in binds.items():
+        argv += [str(source), str(stage)]
+    argv.append("--")
     return [*argv, "setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--"]
 
 
@@ -218,6 +245,7 @@ def bwrap_command(bwrap: str, options: Options) -> list[str]:
     for name, target in DEVICE_LINKS.items():
         argv += ["--symlink", target, f"/dev/{name}"]
     argv += ["--bind", str(options.workspace), WORKSPACE_PATH]
+    argv += ["--ro-bind", str(options.hosted), HOSTED_PATH]
     argv += ["--ro-bind-data", str(options.runner_fd), RUNNER_PATH]
     argv += ["--chdir", WORKSPACE_PATH, "--clearenv"]
     for key, value in SANDBOX_ENV.items():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import tempfile
 import time
 from collections.abc import Callable
@@ -12,8 +13,9 @@ from pathlib import Path
 from tui_agent.config import load_settings
 from tui_agent.sandbox.base import BackendCheck, Sandbox, SandboxError
 from tui_agent.sandbox.bubblewrap import BubblewrapSandbox, bubblewrap_status
-from tui_agent.sandbox.docker import DockerSandbox
+from tui_agent.sandbox.docker import DockerSandbox, prewarm_fresh, take_fresh
 from tui_agent.sandbox.engine import image_status
+from tui_agent.sandbox.folders.workspaces import fresh_workspace, session_workspace
 from tui_agent.sandbox.limits import Limits, process_cap_note
 from tui_agent.sandbox.local import LocalSandbox
 from tui_agent.sandbox.models import ExecuteRequest
@@ -58,31 +60,64 @@ def backend_status(name: str) -> BackendCheck:
 def open_sandbox(
     name: str = "auto",
     *,
-    workspace: Path,
+    workspace: Path | None = None,
     network: bool = False,
     limits: Limits | None = None,
 ) -> Sandbox:
-    """An unstarted sandbox of backend `name` ("auto": docker, else bubblewrap).
+    """An unstarted sandbox of backend `name` ("auto": docker, else bubblewrap), on the
+    workspace the user named, or without one (None) on a fresh workspace of its own
+    (folders/workspaces.py; for docker, the one `prewarm_fresh_workspace` readied, when it did).
 
     Without `limits`, the defaults with the configured workspace quota
     (`TUI_AGENT_WORKSPACE_QUOTA_MB`, `workspace_quota_mb` in config.toml).
     Raises SandboxError with one line saying what is missing and how to get it.
     """
+    backend = choose_backend(name)
+    limits = limits or default_limits()
+    if workspace is not None:
+        return BACKENDS[backend](
+            workspace=session_workspace(workspace), network=network, limits=limits
+        )
+    spare = take_fresh(network=network, limits=limits) if backend == "docker" else None
+    fresh = spare or fresh_workspace()
+    try:
+        return BACKENDS[backend](workspace=fresh, network=network, limits=limits)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            fresh.rmdir()
+        raise
+
+
+def default_limits() -> Limits:
+    """The default limits with the configured workspace quota."""
+    return Limits(workspace_quota_mb=load_settings().workspace_quota_mb)
+
+
+def choose_backend(name: str) -> str:
+    """The backend `name` stands for ("auto": docker, else bubblewrap), when it works here;
+    else SandboxError saying what is missing and how to get it."""
     if name not in NAMES:
         raise SandboxError(f"unknown sandbox {name!r}; choose one of {', '.join(NAMES)}")
-    limits = limits or Limits(workspace_quota_mb=load_settings().workspace_quota_mb)
     if name == "auto":
         reasons = []
         for candidate in AUTO_ORDER:
             status = backend_status(candidate)
             if status.ok:
-                return BACKENDS[candidate](workspace=workspace, network=network, limits=limits)
+                return candidate
             reasons.append(f"{candidate}: {status.reason}")
         raise SandboxError(f"no isolated sandbox here ({'; '.join(reasons)}); {HOW_TO_GET_ONE}")
-    factory = BACKENDS.get(name)
-    if factory is None:
+    if name not in BACKENDS:
         raise SandboxError(f"the {name} sandbox is not available: {backend_status(name).reason}")
-    return factory(workspace=workspace, network=network, limits=limits)
+    return name
+
+
+def prewarm_fresh_workspace(name: str = "auto", *, network: bool = False) -> None:
+    """Ready the next session's fresh workspace with a started container, when backend
+    `name` is docker (or auto stands for docker here); nothing for other backends, which
+    start in milliseconds."""
+    with contextlib.suppress(SandboxError):
+        if choose_backend(name) == "docker":
+            prewarm_fresh(network=network, limits=default_limits())
 
 
 def check_backends() -> list[BackendCheck]:
@@ -105,7 +140,7 @@ async def _trial(name: str) -> BackendCheck:
     with tempfile.TemporaryDirectory(prefix="tui-agent-check-") as folder:
         began = time.monotonic()
         try:
-            async with open_sandbox(name, workspace=Path(folder)) as sandbox:
+            async with BACKENDS[name](workspace=Path(folder), limits=default_limits()) as sandbox:
                 started = time.monotonic() - began
                 result = await sandbox.execute(ExecuteRequest(code="1 + 1", timeout=TRIAL_TIMEOUT))
         except SandboxError as exc:

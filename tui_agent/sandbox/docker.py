@@ -10,8 +10,10 @@ overruns or the runner dies, the container is removed and a fresh one taken from
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import json
+import threading
 from pathlib import Path
 
 import requests
@@ -20,6 +22,8 @@ from docker.models.containers import Container
 
 from tui_agent.sandbox.base import SandboxError, ensure_workspace
 from tui_agent.sandbox.engine import IMAGE
+from tui_agent.sandbox.folders.hosted import hosted_folder
+from tui_agent.sandbox.folders.workspaces import fresh_workspace
 from tui_agent.sandbox.image import RUNNER_PATH
 from tui_agent.sandbox.limits import ADDRESS_SPACE_ENV, Limits
 from tui_agent.sandbox.pool import Attached, ContainerPool, ContainerSpec, shared_pool
@@ -40,7 +44,8 @@ STDERR_FRAME = 2
 class DockerSandbox(RunnerSandbox):
     """Runs code in a container: no network unless asked, capped memory, CPU and processes,
     read-only root, private /tmp, `workspace` at /workspace (capped by a quota where quota.py
-    can make one), a non-root user, no capabilities.
+    can make one), the host's files for it read-only at /toolcode (folders/hosted.py), a non-root
+    user, no capabilities.
     """
 
     name = "docker"
@@ -58,10 +63,12 @@ class DockerSandbox(RunnerSandbox):
     ) -> None:
         self.limits = limits or Limits()
         self.workspace = ensure_workspace(workspace)
+        self.hosted = hosted_folder(self.workspace)
         self.spec = ContainerSpec(
             workspace=str(self.workspace),
             runner=str(RUNNER_FILE),
             command=runner_argv(self.limits),
+            hosted=str(self.hosted.host),
             image=image,
             network=network,
             memory_mb=self.limits.memory_mb,
@@ -88,10 +95,52 @@ def prewarm(
     limits: Limits | None = None,
     pool: ContainerPool | None = None,
 ) -> None:
-    """Keep containers ready for sandboxes opened with these options (the app calls this at
-    start for its usual workspace), so that their sessions, resets and restarts start warm."""
+    """Keep containers ready for sandboxes opened with these options, so that their sessions,
+    resets and restarts start warm."""
     sandbox = DockerSandbox(workspace=workspace, network=network, limits=limits, pool=pool)
     (pool or shared_pool()).prewarm(sandbox.spec)
+
+
+_spares: dict[str, Path] = {}
+_spares_lock = threading.Lock()
+
+
+def prewarm_fresh(
+    *, network: bool = False, limits: Limits | None = None, pool: ContainerPool | None = None
+) -> None:
+    """Keep a fresh workspace ready, with a started container on it, for the next session
+    opened with these options and no workspace of the user's (`take_fresh`): sessions have
+    a workspace each, so a container can only be warm for the next one if its folder is made
+    ahead. The TUI calls this when its new-session form opens."""
+    key = _spare_key(network, limits)
+    with _spares_lock:
+        if key in _spares:
+            return
+        workspace = fresh_workspace()
+        _spares[key] = workspace
+    prewarm(workspace=workspace, network=network, limits=limits, pool=pool)
+
+
+def take_fresh(*, network: bool = False, limits: Limits | None = None) -> Path | None:
+    """The fresh workspace `prewarm_fresh` readied for these options, if any (taken once)."""
+    with _spares_lock:
+        return _spares.pop(_spare_key(network, limits), None)
+
+
+def _spare_key(network: bool, limits: Limits | None) -> str:
+    return f"{network} {(limits or Limits()).model_dump_json()}"
+
+
+@atexit.register
+def _remove_spares() -> None:
+    """Delete the readied workspaces no session took (registered before any pool, so it runs
+    after the pools have removed their containers)."""
+    with _spares_lock:
+        left = list(_spares.values())
+        _spares.clear()
+    for workspace in left:
+        with contextlib.suppress(OSError):
+            workspace.rmdir()
 
 
 def runner_argv(limits: Limits) -> tuple[str, ...]:

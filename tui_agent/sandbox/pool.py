@@ -39,6 +39,7 @@ from tui_agent.sandbox.engine import (
     owner_labels,
     remove_container,
 )
+from tui_agent.sandbox.folders.hosted import HOSTED_PATH
 from tui_agent.sandbox.image import RUNNER_PATH, SANDBOX_USER, WORKSPACE_PATH
 from tui_agent.sandbox.quota import QuotaHold
 
@@ -53,6 +54,8 @@ class ContainerSpec:
     workspace: str
     runner: str
     command: tuple[str, ...]
+    hosted: str = ""
+    """The host's files for the sandbox, a folder mounted read-only (folders/hosted.py)."""
     image: str = IMAGE
     network: bool = False
     memory_mb: int = 1024
@@ -75,6 +78,12 @@ class ContainerSpec:
 
     def run_options(self) -> dict:
         """Keyword arguments for `client.containers.create`."""
+        volumes = {
+            self.workspace: {"bind": WORKSPACE_PATH, "mode": "rw"},
+            self.runner: {"bind": RUNNER_PATH, "mode": "ro"},
+        }
+        if self.hosted:
+            volumes[self.hosted] = {"bind": HOSTED_PATH, "mode": "ro"}
         return {
             "image": self.image,
             "command": list(self.command),
@@ -91,10 +100,7 @@ class ContainerSpec:
             "pids_limit": self.pids,
             "read_only": True,
             "tmpfs": {"/tmp": f"rw,nosuid,nodev,size={self.tmp_size_mb}m"},
-            "volumes": {
-                self.workspace: {"bind": WORKSPACE_PATH, "mode": "rw"},
-                self.runner: {"bind": RUNNER_PATH, "mode": "ro"},
-            },
+            "volumes": volumes,
             "working_dir": WORKSPACE_PATH,
             "user": self.user,
             "environment": dict(self.env),

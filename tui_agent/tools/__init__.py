@@ -16,7 +16,7 @@ from tui_agent.tools.config import McpConfig, McpConfigError, ServerEntry, load_
 from tui_agent.tools.generate import Generated, GenerationError, generate_packages
 from tui_agent.tools.program_guard import Refusal, check_program, refusal_text
 from tui_agent.tools.results import as_error
-from tui_agent.tools.toolset import Toolset, packages_folder
+from tui_agent.tools.toolset import Toolset
 from tui_agent.tools.workspace import WorkspaceGuard, WorkspaceRootError
 from tui_agent.tools.wrappers import FunctionSpec, function_specs
 
@@ -44,6 +44,5 @@ __all__ = [
     "function_specs",
     "generate_packages",
     "load_mcp_config",
-    "packages_folder",
     "refusal_text",
 ]

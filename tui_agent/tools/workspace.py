@@ -23,8 +23,6 @@ from tui_agent.tools.results import as_error
 
 READ_LIMIT = 1 << 20
 LIST_LIMIT = 1000
-INTERNAL = ".toolcode"
-"""The folder of tui-agent's own files in the workspace (generated packages, programs)."""
 HINT = "use a path relative to the workspace, e.g. data/file.txt"
 OPEN_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -110,8 +108,6 @@ class WorkspaceGuard:
 
     def update_workspace_file(self, filepath: object, content: object) -> str:
         pure = relative(filepath)
-        if pure.parts and pure.parts[0] == INTERNAL:
-            raise Refused(f"Error: {INTERNAL}/ holds tui-agent's own files; write elsewhere")
         if not isinstance(content, str):
             raise Refused("Error: content must be text (a str)")
         path = self._inside(pure, self.write_roots, "write")
@@ -132,8 +128,6 @@ class WorkspaceGuard:
             with os.scandir(fd) as entries:
                 found = sorted(entries, key=lambda e: e.name)
             for entry in found:
-                if folder == self.root and entry.name == INTERNAL:
-                    continue
                 if entry.is_symlink():
                     lines.append(f"{entry.name}@ (a link)")
                 elif entry.is_dir(follow_symlinks=False):

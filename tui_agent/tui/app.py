@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import suppress
+from functools import partial
 from pathlib import Path
 
 from textual import on
@@ -21,6 +22,7 @@ from tui_agent.config import Settings, load_settings
 from tui_agent.errors import UserError
 from tui_agent.events import Event, SessionStarted
 from tui_agent.recorder import SessionRunner, new_session_id
+from tui_agent.sandbox.choose import prewarm_fresh_workspace
 from tui_agent.sandbox.models import ExecuteRequest
 from tui_agent.session import SessionState, fold
 from tui_agent.store import Store
@@ -190,6 +192,17 @@ class TuiAgentApp(App[None]):
             self.notify(str(error), severity="error", timeout=8, markup=False)
             return
         await self.push_screen(screen)
+
+    def ready_sandbox(self) -> None:
+        """While the user fills the new-session form: ready the next session's own workspace
+        with a started container (docker; see `prewarm_fresh_workspace`), so it starts warm."""
+        if self.settings.workspace is None:
+            self.run_worker(
+                partial(prewarm_fresh_workspace, self.settings.sandbox),
+                thread=True,
+                group="prewarm",
+                exit_on_error=False,
+            )
 
     def start_form(self, form: NewSessionForm) -> StartProblem | None:
         """Check that the session the new-session form describes can start (it starts once

@@ -2,10 +2,12 @@
 call many tools at once, until it answers.
 
 Events: PhaseStarted / PhaseFinished "servers" (connecting the MCP servers) and "generate"
-(writing the packages), an Artifact "tool packages" (what discover_code_files shows), then per
-model turn: ThoughtDelta / Thought, LLMCall, a ToolCall / ToolResult pair for each
-discover_code_files, and for each write_code the program's events (see program.py) on a step
-of its own; FinalAnswer when the model answers without a call, SessionEnded last.
+(writing the packages in the session's hosted folder, which the sandbox reads and never
+writes, removed when the session ends: sandbox/folders/hosted.py), an Artifact "tool packages" (what
+discover_code_files shows), then per model turn: ThoughtDelta / Thought, LLMCall, a ToolCall /
+ToolResult pair for each discover_code_files, and for each write_code the program's events
+(see program.py) on a step of its own; FinalAnswer when the model answers without a call,
+SessionEnded last.
 
 The run stops, with its `stopped_reason`, after `max_steps` model turns ("max_steps"), before
 a call that would pass the budget ("budget"), when programs keep failing the same way
@@ -54,6 +56,7 @@ from tui_agent.llm import LLM, LLMError, Message
 from tui_agent.llm.text_calls import parse_text_calls
 from tui_agent.llm.tool_turns import ModelCall, answer_messages, read_calls
 from tui_agent.sandbox.base import Sandbox, SandboxError
+from tui_agent.sandbox.folders.hosted import HostedFolder, hosted_of
 from tui_agent.sandbox.models import ExecuteResult
 from tui_agent.tools import GenerationError, ServerStartError, Toolset, as_error
 
@@ -61,6 +64,7 @@ DEFAULT_MAX_STEPS = 10
 _FENCED = re.compile(r"```.*?(?:```|\Z)", re.S)
 """A fenced block: in the text protocol, the program, not prose."""
 DEFAULT_TIMEOUT = 30.0
+PACKAGES_FOLDER = "packages"
 
 
 @dataclass(frozen=True)
@@ -102,6 +106,8 @@ async def run_toolcode(
         await asyncio.gather(starting, return_exceptions=True)
         await asyncio.shield(toolset.close())
         await asyncio.shield(sandbox.close())
+        if loop.hosted is not None:
+            await asyncio.to_thread(loop.hosted.remove)
     end = loop.end()
     if end.log:
         yield Log(level="warning", message=end.log)
@@ -130,6 +136,8 @@ class _Loop:
         self.budget = Budget(llm.model, limits.budget) if limits.budget is not None else None
         self.guard = LoopGuard()
         self.stop: _Stop | None = None
+        self.hosted: HostedFolder | None = None
+        """The session's own folder for the host's files (packages, programs)."""
         self.step = 0
         self.turns = 0
 
@@ -144,11 +152,12 @@ class _Loop:
             yield event
         if self.stop is not None:
             return
+        assert self.hosted is not None
         program = Program(
             self.sandbox,
             self.toolset.router(),
-            workspace=self.toolset.guard.root,
-            packages=self.toolset.folder,
+            hosted=self.hosted,
+            packages=self.hosted.host / PACKAGES_FOLDER,
             timeout=self.limits.timeout,
             approver=self.approver,
         )
@@ -186,9 +195,16 @@ class _Loop:
         )
         yield PhaseFinished(phase="servers", duration=time.monotonic() - began, summary=listed)
         began = time.monotonic()
-        yield PhaseStarted(phase="generate", detail=str(self.toolset.folder))
         try:
-            generated = await self.toolset.generate()
+            self.hosted = await asyncio.to_thread(lambda: hosted_of(self.sandbox).session())
+        except SandboxError as exc:
+            yield Error(message=str(exc), kind="SandboxError")
+            self.stop = _Stop("failed", "SandboxError")
+            return
+        packages = self.hosted.host / PACKAGES_FOLDER
+        yield PhaseStarted(phase="generate", detail=str(packages))
+        try:
+            generated = await self.toolset.generate(packages)
         except GenerationError as exc:
             yield PhaseFinished(phase="generate", ok=False, duration=time.monotonic() - began)
             yield Error(message=str(exc), kind="GenerationError")

@@ -1,5 +1,6 @@
-"""One `write_code`: check the program, write it to a fresh folder in the workspace, run it in
-the sandbox with its tool calls answered on the host, and remove the folder.
+"""One `write_code`: check the program, write it to a fresh folder of the session's hosted
+folder (which the sandbox reads and never writes: sandbox/folders/hosted.py), run it in the sandbox
+with its tool calls answered on the host, and remove the folder.
 
 Events, on the program's step: CodeProposed (action "write_code"); then either an
 ExecutionFinished of type ProgramRefused (the program was checked and not run: no
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 import time
 from collections.abc import AsyncIterator, Sequence
@@ -21,10 +23,12 @@ from tui_agent.agents.codeact_prompts import describe_result
 from tui_agent.agents.streaming import StepRun
 from tui_agent.events import CodeProposed, ErrorInfo, Event, ExecutionFinished, Log
 from tui_agent.sandbox.base import Sandbox
+from tui_agent.sandbox.folders.hosted import FOLDER_MODE, HostedFolder
 from tui_agent.sandbox.models import CallHandler, ExecuteRequest, ExecuteResult
 from tui_agent.tools import check_program, refusal_text
 
-CODE_FOLDER = ".toolcode"
+PROGRAMS_FOLDER = "programs"
+FILE_MODE = 0o644
 LAUNCHER = """\
 import sys as _toolcode_sys
 
@@ -42,27 +46,28 @@ finally:
     _toolcode_sys.argv, _toolcode_sys.path[:] = _toolcode_saved
 """
 """Runs main.py as __main__ in a namespace of its own, with its args and the packages on the
-path (paths relative to the workspace, where every backend's runner starts)."""
+path (paths where the sandbox sees the hosted folder)."""
 
 
 class Program:
-    """Runs the programs of one session: `workspace` is the sandbox's workspace on the host,
-    `packages` the folder of the generated packages inside it."""
+    """Runs the programs of one session: each is written to a fresh folder of `hosted` (the
+    session's hosted folder), with `packages` (a folder in it: the generated packages) on its
+    path."""
 
     def __init__(
         self,
         sandbox: Sandbox,
         tools: CallHandler,
         *,
-        workspace: Path,
+        hosted: HostedFolder,
         packages: Path,
         timeout: float,
         approver: Approver | None = None,
     ) -> None:
         self.sandbox = sandbox
         self.tools = tools
-        self.workspace = workspace
-        self.packages = packages.relative_to(workspace)
+        self.hosted = hosted
+        self.packages = hosted.seen(packages)
         self.timeout = timeout
         self.approver = approver
         self.runs = 0
@@ -94,14 +99,13 @@ class Program:
         result: ExecuteResult | None = None
         folder = self._fresh_folder(step)
         try:
-            main = folder / "main.py"
-            main.write_text(code, encoding="utf-8")
-            relative = folder.relative_to(self.workspace)
+            _write_new(folder / "main.py", code)
+            seen = self.hosted.seen(folder)
             launcher = LAUNCHER.format(
-                main=str(relative / "main.py"),
+                main=f"{seen}/main.py",
                 args=[str(a) for a in args],
-                packages=str(self.packages),
-                folder=str(relative),
+                packages=self.packages,
+                folder=seen,
             )
             request = ExecuteRequest(code=launcher, timeout=self.timeout)
             run = StepRun(self.sandbox, request, step, tools=self.tools)
@@ -116,9 +120,21 @@ class Program:
     def _fresh_folder(self, step: int) -> Path:
         self.runs += 1
         stamp = time.strftime("%Y%m%d_%H%M%S")
-        folder = self.workspace / CODE_FOLDER / f"code_{stamp}_{step}_{self.runs}"
-        folder.mkdir(parents=True)
+        programs = self.hosted.host / PROGRAMS_FOLDER
+        programs.mkdir(exist_ok=True)
+        folder = programs / f"code_{stamp}_{step}_{self.runs}"
+        folder.mkdir(mode=FOLDER_MODE)
+        for made in (programs, folder):  # whatever the umask: the sandbox user reads them
+            os.chmod(made, FOLDER_MODE)
         return folder
+
+
+def _write_new(path: Path, text: str) -> None:
+    """Create `path` with `text`, readable by the sandbox user (never an existing file)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, FILE_MODE)
+    with os.fdopen(fd, "w", encoding="utf-8") as file:
+        os.fchmod(fd, FILE_MODE)
+        file.write(text)
 
 
 def program_answer(result: ExecuteResult) -> str:

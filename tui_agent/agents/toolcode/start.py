@@ -14,11 +14,11 @@ from tui_agent.agents.toolcode.loop import (
     ToolcodeLimits,
     run_toolcode,
 )
+from tui_agent.agents.workspace_files import workspace_of
 from tui_agent.config import ConfigError, Settings
 from tui_agent.events import Event, SessionStarted
 from tui_agent.llm import LLM, price_known
 from tui_agent.llm.provider import tools_supported
-from tui_agent.sandbox.base import ensure_workspace
 from tui_agent.sandbox.choose import open_sandbox
 from tui_agent.tools import DEFAULT_CALL_TIMEOUT, McpConfig, Toolset, load_mcp_config
 
@@ -51,7 +51,6 @@ def toolcode_session(
     tool_protocol: ToolProtocol = "auto",
     approve: bool = False,
     approver: Approver | None = None,
-    packages: Path | None = None,
 ) -> tuple[SessionStarted, AsyncIterator[Event]]:
     """The SessionStarted and the agent of a tool code session, ready for a SessionRunner.
 
@@ -78,19 +77,17 @@ def toolcode_session(
             f"a budget needs the model's price, and litellm has none for {settings.model}; "
             "drop --budget (--max-steps still caps the run) or choose a priced model"
         )
-    root = ensure_workspace(workspace or settings.workspace)
-    sandbox = open_sandbox(sandbox_name or settings.sandbox, workspace=root)
+    sandbox = open_sandbox(
+        sandbox_name or settings.sandbox, workspace=workspace or settings.workspace
+    )
+    root = workspace_of(sandbox)
+    assert root is not None, "every backend has a workspace"
     asks = needs_approval(approve, sandbox)
     if asks and approver is None:
         why = "approval is on" if approve else f"the {sandbox.name} sandbox is not isolated"
         raise ConfigError(f"{why}, so every program needs the user's approval, and nothing can ask")
     toolset = Toolset.prepare(
-        mcp,
-        root,
-        read_roots=read_roots,
-        write_roots=write_roots,
-        call_timeout=call_timeout,
-        folder=packages,
+        mcp, root, read_roots=read_roots, write_roots=write_roots, call_timeout=call_timeout
     )
     if tool_protocol == "auto":
         use_tools = tools_supported(llm.model, llm.api_base)

@@ -173,6 +173,9 @@ class HomeScreen(Screen[None]):
         starter = getattr(self.app, "start_form", None)
         modal = NewSessionModal(self.default_sandbox, self.model, kind=kind, starter=starter)
         self.app.push_screen(modal, chosen)
+        ready = getattr(self.app, "ready_sandbox", None)
+        if ready is not None:
+            ready()
 
     def action_replay(self) -> None:
         if (session_id := self.table.selected_id) is not None:

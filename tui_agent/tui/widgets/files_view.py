@@ -2,16 +2,18 @@
 
 Previews use textual-image: Kitty's graphics protocol or Sixel where the terminal answers
 for them, coloured half-blocks otherwise (so they work over SSH), plain Unicode without a
-terminal. The image is read from the workspace as it is now: only when it still has the
-checksum the run recorded (a later run may have overwritten it), never through a link the
-sandbox planted (`read_workspace_file`). A click on a preview opens it full screen.
+terminal. The image is read from the workspace as it is now, and only from a workspace this
+machine gave a session (`known_workspace`: an imported session's records name any folder they
+like), beneath it without following a link the sandbox planted (`read_workspace_file`), and
+shown only when it still has the checksum the run recorded (a later run may have overwritten
+it). A click on a preview opens it full screen.
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 
 from PIL import Image as PILImage
 from textual import events
@@ -22,9 +24,10 @@ from textual.message import Message
 from textual.widgets import Static
 from textual_image.widget import Image as ImageWidget
 
-from tui_agent.agents.workspace_files import read_workspace_file
+from tui_agent.agents.workspace_files import WorkspaceError, read_workspace_file
 from tui_agent.events import ExecutionFinished, WrittenFile
 from tui_agent.formatting import format_size
+from tui_agent.sandbox.folders.workspaces import known_workspace
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp")
 MAX_LISTED = 8
@@ -44,13 +47,20 @@ def load_image(workspace: str, written: WrittenFile) -> PILImage.Image | str:
     """The image as the run left it, or why it cannot be shown (one short line)."""
     if written.size > MAX_IMAGE_BYTES:
         return f"too large to preview ({format_size(written.size)})"
+    root = known_workspace(workspace)
+    if root is None:
+        return "not in a workspace of this machine's sessions"
+    if not written.sha256:
+        return "no checksum recorded"
     try:
-        data = read_workspace_file(Path(workspace), written.path, MAX_IMAGE_BYTES + 1)
+        data = read_workspace_file(root, written.path, MAX_IMAGE_BYTES + 1)
     except FileNotFoundError:
         return "no longer in the workspace"
+    except WorkspaceError:
+        return "not a file inside the workspace"
     except OSError as error:
         return f"not readable: {error.strerror or error}"
-    if written.sha256 and hashlib.sha256(data).hexdigest() != written.sha256:
+    if hashlib.sha256(data).hexdigest() != written.sha256:
         return "overwritten since this run"
     try:
         image = PILImage.open(io.BytesIO(data))
