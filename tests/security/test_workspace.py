@@ -15,7 +15,6 @@ from tui_agent.sandbox.choose import BACKENDS
 from tui_agent.sandbox.limits import Limits
 from tui_agent.sandbox.models import ExecuteRequest
 from tui_agent.sandbox.quota import hold, state_dir
-from tui_agent.sandbox.workspace import contained
 
 FILL_FROM_PROCESSES = """
 import subprocess, sys
@@ -129,10 +128,6 @@ async def test_links_planted_inside_are_never_followed_on_the_host(
     async with BACKENDS[backend](workspace=workspace, limits=limits) as box:
         planted = await box.execute(ExecuteRequest(code=PLANT))
         assert planted.result == ["beside", "data", "etc", "inside", "loop", "shadow"], planted
-        for name in ("shadow", "beside", "etc", "loop"):
-            with pytest.raises(SandboxError, match="workspace"):
-                contained(workspace, Path(name))
-        assert contained(workspace, Path("inside")) == workspace / "data" / "kept.txt"
     # Copied back: what leads out of the workspace is dropped, the rest kept as it was.
     assert sorted(path.name for path in workspace.iterdir()) == ["data", "inside"]
     assert (workspace / "inside").is_symlink() and (workspace / "inside").read_text() == "kept"

@@ -1,5 +1,4 @@
-"""The workspace folder seen from the host: whom the sandbox runs as there, and keeping what the
-sandbox planted in it (links to host files) from ever being followed by host-side code."""
+"""The workspace folder seen from the host: whom the sandbox runs as there."""
 
 from __future__ import annotations
 
@@ -29,32 +28,3 @@ def sandbox_owner(workspace: Path) -> tuple[int, int]:
         f"workspace {workspace} belongs to root and is not empty: use an empty folder, or "
         f"`chown {NOBODY}:{NOBODY} {workspace}` so the sandbox user can write it"
     )
-
-
-def contained(root: Path, path: Path) -> Path:
-    """`path` (relative to `root`) with every link resolved, when it stays inside `root`;
-    else SandboxError. Nothing the links point to is opened."""
-    try:
-        resolved = Path(root, path).resolve()
-    except (OSError, RuntimeError) as exc:  # RuntimeError: a loop of links (Python 3.11)
-        raise SandboxError(f"{path} in the workspace {root} cannot be resolved: {exc}") from exc
-    if not resolved.is_relative_to(root.resolve()):
-        raise SandboxError(f"{path} leads out of the workspace {root} (to {resolved}); refused")
-    return resolved
-
-
-def drop_escaping_links(root: Path) -> None:
-    """Delete every symlink under `root` that leads out of it.
-
-    Links are resolved without opening anything they point to, and no directory link is
-    descended into, so nothing outside `root` is read or changed.
-    """
-    for folder, dirs, files in os.walk(root):
-        for name in dirs + files:
-            path = Path(folder, name)
-            if not path.is_symlink():
-                continue
-            try:
-                contained(root, path)
-            except SandboxError:
-                path.unlink()
