@@ -5,7 +5,6 @@ set -euo pipefail
 need=()
 have_cmd() { command -v "$1" >/dev/null 2>&1; }
 have_cmd bwrap || need+=(bubblewrap)
-have_cmd rsync || need+=(rsync)  # copies a capped workspace back (tui_agent/sandbox/quota.py)
 compgen -G '/usr/lib/*/libseccomp.so.2' >/dev/null || need+=(libseccomp2)  # bubblewrap's seccomp filter
 have_cmd debootstrap || need+=(debootstrap)
 have_cmd dockerd || need+=(docker.io)
