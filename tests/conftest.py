@@ -15,6 +15,12 @@ os.environ["XDG_DATA_HOME"] = DATA_HOME
 """The user data dir (sessions' own workspaces, hosted folders, named workspaces) of every
 test and of the commands they start: a temporary folder, never the user's."""
 atexit.register(shutil.rmtree, DATA_HOME, ignore_errors=True)
+CACHE_HOME = tempfile.mkdtemp(prefix="tui-agent-tests-cache-")
+os.environ["XDG_CACHE_HOME"] = CACHE_HOME
+"""The user cache dir (the workspace quota's images and records) of each test process: its own,
+so one xdist worker's start never recovers, and races with, an image another worker's test left
+marked on purpose."""
+atexit.register(shutil.rmtree, CACHE_HOME, ignore_errors=True)
 
 
 @pytest.fixture

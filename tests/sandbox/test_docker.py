@@ -28,6 +28,7 @@ from tui_agent.sandbox.engine import (
     SANDBOX_LABEL,
     cleanup_orphans,
 )
+from tui_agent.sandbox.folders.owner import sandbox_owner
 from tui_agent.sandbox.image import (
     DOCKERFILE_DIR,
     IMAGE_CMD,
@@ -43,7 +44,6 @@ from tui_agent.sandbox.image import (
 from tui_agent.sandbox.limits import Limits
 from tui_agent.sandbox.models import ExecuteRequest
 from tui_agent.sandbox.pool import ContainerPool
-from tui_agent.sandbox.workspace import sandbox_owner
 
 LIMITS = Limits(memory_mb=256, processes=48, file_size_mb=8, cpu_seconds=20, tmp_size_mb=24)
 WAIT = 60.0
@@ -281,7 +281,7 @@ import asyncio, os, sys
 from pathlib import Path
 from tui_agent.sandbox.docker import DockerSandbox
 from tui_agent.sandbox.pool import ContainerPool
-from tui_agent.sandbox.workspace import sandbox_owner
+from tui_agent.sandbox.folders.owner import sandbox_owner
 
 async def main():
     box = DockerSandbox(workspace=Path(sys.argv[1]), pool=ContainerPool(size=1))

@@ -22,6 +22,7 @@ from pathlib import Path
 from tui_agent.sandbox import seccomp
 from tui_agent.sandbox.base import SandboxError, ensure_workspace
 from tui_agent.sandbox.folders.hosted import HOSTED_PATH, HostedFolder, hosted_folder
+from tui_agent.sandbox.folders.owner import sandbox_owner
 from tui_agent.sandbox.limits import ADDRESS_SPACE_ENV, Limits
 from tui_agent.sandbox.process import (
     MAX_RESULT_BYTES,
@@ -33,7 +34,6 @@ from tui_agent.sandbox.process import (
     signal_reason,
 )
 from tui_agent.sandbox.quota import SandboxQuota
-from tui_agent.sandbox.workspace import sandbox_owner
 
 PYTHON = "/usr/bin/python3"
 RUNNER_PATH = "/opt/tui-agent/runner.py"

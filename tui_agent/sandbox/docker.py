@@ -23,6 +23,7 @@ from docker.models.containers import Container
 from tui_agent.sandbox.base import SandboxError, ensure_workspace
 from tui_agent.sandbox.engine import IMAGE
 from tui_agent.sandbox.folders.hosted import hosted_folder
+from tui_agent.sandbox.folders.owner import sandbox_owner
 from tui_agent.sandbox.folders.workspaces import fresh_workspace
 from tui_agent.sandbox.image import RUNNER_PATH
 from tui_agent.sandbox.limits import ADDRESS_SPACE_ENV, Limits
@@ -36,7 +37,6 @@ from tui_agent.sandbox.process import (
     signal_reason,
 )
 from tui_agent.sandbox.quota import SandboxQuota
-from tui_agent.sandbox.workspace import sandbox_owner
 
 STDERR_FRAME = 2
 

@@ -38,9 +38,9 @@ from pathlib import Path
 
 import platformdirs
 
-from tui_agent.sandbox import copyback
 from tui_agent.sandbox.base import SandboxError
 from tui_agent.sandbox.engine import owner_key
+from tui_agent.sandbox.folders import copyback
 
 TOOLS = ("mkfs.ext4", "mount", "umount")
 INSTALL_HINT = "apt-get install e2fsprogs mount"
