@@ -4,7 +4,10 @@ and again, until the model answers or something stops it.
 The session holds its sandbox (started at once, while the agent prepares or the first reply
 streams) and what else the agent `hold`s (its MCP servers, say) from its first event to its
 last; all of it is closed, shielded, however the session ends, and only then is the end
-reported: a warning Log when there is a line to say, then SessionEnded.
+reported: a warning Log when there is a line to say, then SessionEnded. Holding is guarded:
+`hold` outside the open session raises (nothing would close what it holds), and
+`hold_opened` holds a thing from the moment its opening begins, so a session cancelled while
+it opens still closes it.
 
 Within the session, `run` is one run of steps. Before each step the budget may refuse the call
 ("budget"); `max_steps` replies without an answer stop it ("max_steps"); a failure of the model
@@ -21,6 +24,7 @@ import contextlib
 from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from tui_agent.agents.budget import Budget
 from tui_agent.agents.loop_guard import DEFAULT_REPEATS, LoopGuard
@@ -32,6 +36,7 @@ from tui_agent.sandbox.models import ExecuteResult
 DEFAULT_MAX_STEPS = 10
 FAILURES = (LLMError, SandboxError)
 """What ends a run as failed, recorded as an Error, instead of escaping it."""
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -73,6 +78,8 @@ class StepLoop(ABC):
         self.stop: Stop | None = None
         """How the current run (or the preparation) stopped; None while it goes on."""
         self._held = contextlib.AsyncExitStack()
+        self._holding = False
+        """True while the session is open: what is held now will be closed."""
         self._starting: asyncio.Future[None] | None = None
 
     @abstractmethod
@@ -95,17 +102,24 @@ class StepLoop(ABC):
         return f"stopped: {self.limits.max_steps} steps ran and no answer yet"
 
     async def session(self) -> AsyncGenerator[Event, None]:
-        """Every event of the session, SessionEnded last: the preparation, then one run."""
-        async with self._held:
-            self._starting = asyncio.ensure_future(self.sandbox.start())
-            self._held.push_async_callback(self._close_sandbox)
-            async with contextlib.aclosing(self._guarded(self.prepare())) as prepared:
-                async for event in prepared:
-                    yield event
-            if self.stop is None:
-                async with contextlib.aclosing(self.run()) as run:
-                    async for event in run:
+        """Every event of the session, SessionEnded last: the preparation, then one run. A loop
+        has one session (its runs are many: see `run`)."""
+        if self._starting is not None:
+            raise RuntimeError("this loop's session has already run")
+        self._starting = asyncio.ensure_future(self.sandbox.start())
+        self._holding = True
+        try:
+            async with self._held:
+                self._held.push_async_callback(self._close_sandbox)
+                async with contextlib.aclosing(self._guarded(self.prepare())) as prepared:
+                    async for event in prepared:
                         yield event
+                if self.stop is None:
+                    async with contextlib.aclosing(self.run()) as run:
+                        async for event in run:
+                            yield event
+        finally:
+            self._holding = False
         end = self.end()
         if end.log:
             yield Log(level="warning", message=end.log)
@@ -141,8 +155,26 @@ class StepLoop(ABC):
 
     def hold(self, close: Callable[[], Awaitable[object]]) -> None:
         """Have `close()` awaited when the session ends, however it ends (shielded): the last
-        held first, and the sandbox after all of them."""
+        held first, and the sandbox after all of them. Only while the session is open."""
+        if not self._holding:
+            raise RuntimeError("hold() outside the session: nothing would close what it holds")
         self._held.push_async_callback(_shielded, close)
+
+    async def hold_opened(
+        self, opening: Awaitable[T], close: Callable[[T], Awaitable[object]]
+    ) -> T:
+        """What `opening` opens, held (closed with `close`) from the moment its opening begins:
+        when the session is cancelled while it opens, the opening goes on to its end and what
+        it opened is closed with the rest."""
+        opened = asyncio.ensure_future(opening)
+
+        async def close_opened() -> None:
+            [result] = await asyncio.gather(opened, return_exceptions=True)
+            if not isinstance(result, BaseException):
+                await close(result)
+
+        self.hold(close_opened)
+        return await asyncio.shield(opened)
 
     @property
     def sandbox_started(self) -> asyncio.Future[None]:

@@ -124,8 +124,10 @@ class _ToolcodeLoop(StepLoop):
         )
         yield phase.finished(summary=listed)
         phase = Phase("generate")
-        hosted = await asyncio.to_thread(lambda: hosted_of(self.sandbox).session())
-        self.hold(lambda: asyncio.to_thread(hosted.remove))
+        hosted = await self.hold_opened(
+            asyncio.to_thread(lambda: hosted_of(self.sandbox).session()),
+            lambda folder: asyncio.to_thread(folder.remove),
+        )
         packages = hosted.host / PACKAGES_FOLDER
         yield phase.started(str(packages))
         try:
