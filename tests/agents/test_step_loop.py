@@ -285,18 +285,17 @@ async def test_cancelled_while_its_folder_is_made_the_toolcode_session_removes_i
     llm: LLM, sandbox: Sandbox, tmp_path: Path
 ):
     agent, toolset = agent_of("toolcode", llm, sandbox, StepLimits(timeout=30), tmp_path)
-    connected = asyncio.Event()
 
     async def follow() -> None:
         async for event in agent:
             if isinstance(event, PhaseFinished) and event.phase == "servers":
-                connected.set()
+                # cancelled at the session's next wait: the making of its hosted folder
+                this = asyncio.current_task()
+                assert this is not None
+                this.cancel()
 
-    following = asyncio.create_task(follow())
-    await asyncio.wait_for(connected.wait(), WAIT)
-    following.cancel()  # the session is now making its hosted folder
     with pytest.raises(asyncio.CancelledError):
-        await following
+        await asyncio.create_task(follow())
     assert await closed(sandbox) and await servers_closed(toolset)
     assert list(hosted_of(sandbox).host.iterdir()) == [], "the session's folder is left"
 
