@@ -38,13 +38,14 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from support.scripted_model import ScriptedModel, text
 
-from tui_agent.agents.codeact import CodeActLimits, run_codeact
+from tui_agent.agents.codeact import DEFAULT_TIMEOUT, run_codeact
 from tui_agent.agents.codeact_prompts import (
     assistant_message,
     result_message,
     system_message,
     task_message,
 )
+from tui_agent.agents.step_loop import StepLimits
 from tui_agent.events import Event, ExecutionFinished, SessionStarted, ThoughtDelta
 from tui_agent.llm import LLM, Message
 from tui_agent.llm.runtime import litellm
@@ -143,7 +144,10 @@ async def session_steps(
             finished.append(time.perf_counter())
 
     agent = run_codeact(
-        TASK, llm=llm, sandbox=_Kept(sandbox), limits=CodeActLimits(max_steps=steps)
+        TASK,
+        llm=llm,
+        sandbox=_Kept(sandbox),
+        limits=StepLimits(max_steps=steps, timeout=DEFAULT_TIMEOUT),
     )
     async with await Store.open(db) as store:
         state = await SessionRunner(store, listeners=[listen]).run(

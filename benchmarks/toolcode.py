@@ -45,7 +45,7 @@ from support.scripted_model import (  # noqa: E402
     tool_calls,
 )
 
-from tui_agent.agents.toolcode import ToolcodeLimits, run_toolcode  # noqa: E402
+from tui_agent.agents.toolcode import run_toolcode  # noqa: E402
 from tui_agent.agents.toolcode.program import Program  # noqa: E402
 from tui_agent.events import Event, FinalAnswer, LLMCall, PhaseFinished  # noqa: E402
 from tui_agent.llm import LLM, Message  # noqa: E402
@@ -126,7 +126,10 @@ async def code_mode(n: int, latency: float, sandbox_name: str, folder: Path) -> 
         calls: list[LLMCall] = []
         answer = ""
         agent = run_toolcode(
-            TASK.format(n=n), llm=llm, sandbox=sandbox, toolset=toolset, limits=ToolcodeLimits()
+            TASK.format(n=n),
+            llm=llm,
+            sandbox=sandbox,
+            toolset=toolset,
         )
         async for event in agent:
             if isinstance(event, PhaseFinished) and event.phase == "generate":

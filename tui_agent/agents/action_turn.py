@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, Mapping
 
 from tui_agent.events import CodeProposed, Event, LLMCall, Log, Thought, ThoughtDelta
 from tui_agent.llm import (
@@ -31,7 +31,7 @@ async def stream_turn(
     code_actions: Mapping[str, str] | None = None,
     prose_answers: bool = False,
     needs_code: bool = False,
-) -> AsyncIterator[Event | InvalidReply | ActionOutcome]:
+) -> AsyncGenerator[Event | InvalidReply | ActionOutcome, None]:
     """One reply as ThoughtDelta / Thought on `step`, CodeProposed as soon as the code's
     string closes (again if the validated action differs), the LLMCall records and the
     InvalidReply notes (for the caller to say and act on), and last the ActionOutcome.

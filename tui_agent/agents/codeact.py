@@ -9,21 +9,20 @@ ExecutionFinished; FinalAnswer at the end. Results go back as user messages (see
 
 The run stops, with its `stopped_reason`, at `max_steps`, before a call that would pass the
 budget ("budget"), when it goes round in circles ("loop: ..."), when the model gives no usable
-action after its re-asks ("invalid_reply"), or when the provider fails (the LLMError's name).
+action after its re-asks ("invalid_reply"), or when the provider or the sandbox fails (the
+error's name). The loop itself, limits, budget and sandbox lifetime, is the shared step loop
+(step_loop/); what is CodeAct's is what a step does.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from collections.abc import AsyncGenerator, AsyncIterator
 from pathlib import Path
 from typing import Any
 
 from tui_agent.agents.action_turn import stream_turn
 from tui_agent.agents.approval import Approver
-from tui_agent.agents.budget import Budget
 from tui_agent.agents.codeact_prompts import (
     assistant_message,
     result_message,
@@ -31,7 +30,7 @@ from tui_agent.agents.codeact_prompts import (
     system_message,
     task_message,
 )
-from tui_agent.agents.loop_guard import DEFAULT_REPEATS, LoopGuard
+from tui_agent.agents.step_loop import DEFAULT_MAX_STEPS, StepLimits, StepLoop, session_parts
 from tui_agent.agents.streaming import StepRun
 from tui_agent.agents.workspace_files import with_written_files, workspace_of
 from tui_agent.analysis.models import AgentType
@@ -43,24 +42,12 @@ from tui_agent.events import (
     FinalAnswer,
     LLMCall,
     Log,
-    SessionEnded,
     SessionStarted,
-    SessionStatus,
 )
-from tui_agent.llm import (
-    LLM,
-    Action,
-    ActionOutcome,
-    InvalidReply,
-    LLMError,
-    Message,
-    price_known,
-)
+from tui_agent.llm import LLM, Action, ActionOutcome, InvalidReply
 from tui_agent.sandbox.base import Sandbox
-from tui_agent.sandbox.choose import open_sandbox
 from tui_agent.sandbox.models import ExecuteRequest
 
-DEFAULT_MAX_STEPS = 10
 DEFAULT_TIMEOUT = 60.0
 TITLE_LIMIT = 80
 CODE_ACTIONS = {
@@ -71,21 +58,6 @@ CODE_ACTIONS = {
 """Action names (as the model may write them) that run code, and what they are read as."""
 TEST_CONTEXT: dict[str, Any] = {"args": []}
 """What each step's code runs with (no args, context, url or html): its test context."""
-
-
-@dataclass(frozen=True)
-class CodeActLimits:
-    """When the agent stops on its own: steps, USD, repeated errors, seconds per run."""
-
-    max_steps: int = DEFAULT_MAX_STEPS
-    budget: float | None = None
-    loop_repeats: int = DEFAULT_REPEATS
-    timeout: float = DEFAULT_TIMEOUT
-
-
-def needs_approval(approve: bool, sandbox: Sandbox) -> bool:
-    """Approval is asked for, or forced because the sandbox is not isolated (`local`)."""
-    return approve or not sandbox.isolated
 
 
 def codeact_session(
@@ -118,35 +90,28 @@ def codeact_session(
         raise ConfigError("the budget must be a positive amount of USD")
     if timeout <= 0:
         raise ConfigError("the timeout must be a positive number of seconds")
-    if not settings.model:
-        raise ConfigError("no model: pass --model or set TUI_AGENT_MODEL")
-    llm = LLM(settings.model, api_base=settings.api_base)
-    if budget is not None and not price_known(settings.model):
-        raise ConfigError(
-            f"a budget needs the model's price, and litellm has none for {settings.model}; "
-            "drop --budget (--max-steps still caps the run) or choose a priced model"
-        )
-    sandbox = open_sandbox(
-        sandbox_name or settings.sandbox,
-        workspace=workspace or settings.workspace,
+    parts = session_parts(
+        settings,
+        budget=budget,
+        sandbox_name=sandbox_name,
+        workspace=workspace,
         network=network,
+        approve=approve,
+        approver=approver,
+        runs="run",
     )
-    asks = needs_approval(approve, sandbox)
-    if asks and approver is None:
-        why = "approval is on" if approve else f"the {sandbox.name} sandbox is not isolated"
-        raise ConfigError(f"{why}, so every run needs the user's approval, and nothing can ask")
-    limits = CodeActLimits(max_steps=max_steps, budget=budget, timeout=timeout)
+    limits = StepLimits(max_steps=max_steps, budget=budget, timeout=timeout)
     started = SessionStarted(
         kind="codeact",
         title=session_title(task),
-        model=settings.model,
+        model=parts.llm.model,
         params={
             "task": task,
             "max_steps": max_steps,
             "budget": budget,
-            "sandbox": sandbox.name,
+            "sandbox": parts.sandbox.name,
             "network": network,
-            "approve": asks,
+            "approve": parts.approver is not None,
             "timeout": timeout,
         },
         agent_type=agent_type,
@@ -154,10 +119,10 @@ def codeact_session(
     )
     agent = run_codeact(
         task,
-        llm=llm,
-        sandbox=sandbox,
+        llm=parts.llm,
+        sandbox=parts.sandbox,
         limits=limits,
-        approver=approver if asks else None,
+        approver=parts.approver,
         network=network,
     )
     return started, agent
@@ -169,109 +134,57 @@ def session_title(task: str) -> str:
     return line if len(line) <= TITLE_LIMIT else line[: TITLE_LIMIT - 1] + "…"
 
 
-async def run_codeact(
+def run_codeact(
     task: str,
     *,
     llm: LLM,
     sandbox: Sandbox,
-    limits: CodeActLimits | None = None,
+    limits: StepLimits | None = None,
     approver: Approver | None = None,
     network: bool = False,
 ) -> AsyncIterator[Event]:
     """The agent's events, ending with SessionEnded. `sandbox` starts while the first reply
     streams and is closed before the end is reported (or when the run is cancelled); with an
     `approver`, every run waits for its decision."""
-    starting = asyncio.create_task(sandbox.start())
-    loop = _Loop(task, llm, sandbox, limits or CodeActLimits(), approver, network, starting)
-    try:
-        async for event in loop.run():
-            yield event
-    finally:
-        if not starting.done():
-            starting.cancel()
-        await asyncio.gather(starting, return_exceptions=True)
-        await asyncio.shield(sandbox.close())
-    end = loop.end()
-    if end.log:
-        yield Log(level="warning", message=end.log)
-    yield SessionEnded(status=end.status, stopped_reason=end.reason)
+    limits = limits or StepLimits(timeout=DEFAULT_TIMEOUT)
+    return _CodeActLoop(task, llm, sandbox, limits, approver, network).session()
 
 
-@dataclass(frozen=True)
-class _Stop:
-    """How the run ends, and the line that says why (when there is one to say)."""
-
-    status: SessionStatus
-    reason: str | None
-    log: str | None = None
-
-
-class _Loop:
-    """One run: the conversation, the budget and the loop guard, step after step."""
+class _CodeActLoop(StepLoop):
+    """A step: one model turn, then its code run (approved first, when asked) or its answer."""
 
     def __init__(
         self,
         task: str,
         llm: LLM,
         sandbox: Sandbox,
-        limits: CodeActLimits,
+        limits: StepLimits,
         approver: Approver | None,
         network: bool,
-        starting: asyncio.Task[None],
     ) -> None:
-        self.llm = llm
-        self.sandbox = sandbox
-        self.limits = limits
+        super().__init__(llm, sandbox, limits)
         self.approver = approver
-        self.starting = starting
-        self.messages: list[Message] = [system_message(network), task_message(task)]
-        self.budget = Budget(llm.model, limits.budget) if limits.budget is not None else None
-        self.guard = LoopGuard(limits.loop_repeats)
-        self.stop: _Stop | None = None
+        self.messages = [system_message(network), task_message(task)]
 
-    def end(self) -> _Stop:
-        """How the run ended (after `run` was exhausted)."""
-        if self.stop is not None:
-            return self.stop
-        steps = self.limits.max_steps
-        return _Stop("stopped", "max_steps", f"stopped: {steps} steps ran and no answer yet")
-
-    async def run(self) -> AsyncIterator[Event]:
-        """Every event of the run but its end (see `end`)."""
-        for step in range(1, self.limits.max_steps + 1):
-            async for event in self._step(step):
-                yield event
-            if self.stop is not None:
-                return
-
-    async def _step(self, step: int) -> AsyncIterator[Event]:
-        refusal = self._budget_refusal()
-        if refusal:
-            self.stop = _Stop("stopped", "budget", f"stopped before step {step}: {refusal}")
-            return
+    async def take_step(self, step: int) -> AsyncGenerator[Event, None]:
         outcome: ActionOutcome | None = None
-        try:
-            async for event in self._turn(step):
-                if isinstance(event, ActionOutcome):
-                    outcome = event
-                else:
-                    yield event
-        except LLMError as exc:
-            yield Error(message=str(exc), kind=type(exc).__name__)
-            self.stop = _Stop("failed", type(exc).__name__)
-            return
+        async for event in self._turn(step):
+            if isinstance(event, ActionOutcome):
+                outcome = event
+            else:
+                yield event
         if self.stop is not None:
             return
         assert outcome is not None
         if outcome.action is None:
             yield Error(message=f"step {step}: {outcome.error}", kind="invalid_reply")
-            self.stop = _Stop("failed", "invalid_reply")
+            self.halt("failed", "invalid_reply")
             return
         action = outcome.action
         self.messages.append(assistant_message(action.as_json()))
         if action.action == "provide_answer":
             yield FinalAnswer(step=step, text=action.final_answer or "")
-            self.stop = _Stop("completed", None)
+            self.halt("completed", None)
             return
         async for event in self._act(step, action):
             yield event
@@ -286,14 +199,13 @@ class _Loop:
             async for item in turn:
                 if isinstance(item, InvalidReply):
                     yield Log(level="warning", message=_invalid_note(step, item))
-                    refusal = self._budget_refusal(reask=True) if item.retrying else None
+                    refusal = self.budget_refusal(reask=True) if item.retrying else None
                     if refusal:
-                        note = f"stopped in step {step}: {refusal}"
-                        self.stop = _Stop("stopped", "budget", note)
+                        self.halt("stopped", "budget", f"stopped in step {step}: {refusal}")
                         return
                     continue
-                if isinstance(item, LLMCall) and self.budget is not None:
-                    self.budget.record(item, self.messages)
+                if isinstance(item, LLMCall):
+                    self.count_call(item)
                 yield item
 
     async def _act(self, step: int, action: Action) -> AsyncIterator[Event]:
@@ -310,21 +222,14 @@ class _Loop:
                 edited = code = decision.code
                 yield Log(message=f"step {step}: the user edited the code before it ran")
                 yield CodeProposed(step=step, code=code, action=action.action)
-        await self.starting
+        await self.sandbox_started
         run = StepRun(self.sandbox, ExecuteRequest(code=code, timeout=self.limits.timeout), step)
         async for event in with_written_files(run.events(), workspace_of(self.sandbox)):
             yield event
         result = run.result
         assert result is not None
         self.messages.append(result_message(result, edited))
-        reason = self.guard.check(code, result)
-        if reason:
-            self.stop = _Stop("stopped", reason, f"stopped after step {step}: {reason}")
-
-    def _budget_refusal(self, *, reask: bool = False) -> str | None:
-        if self.budget is None:
-            return None
-        return self.budget.refusal(self.messages, reask=reask)
+        self.check_progress(code, result)
 
 
 def _invalid_note(step: int, invalid: InvalidReply) -> str:

@@ -11,8 +11,9 @@ SessionEnded last.
 
 The run stops, with its `stopped_reason`, after `max_steps` model turns ("max_steps"), before
 a call that would pass the budget ("budget"), when programs keep failing the same way
-("loop: ..."), when a server cannot be started ("server_failed"), or when the provider fails
-(the LLMError's name).
+("loop: ..."), when a server cannot be started ("server_failed"), or when the provider or the
+sandbox fails (the error's name). The loop itself, limits, budget, the lifetime of servers and
+sandbox, is the shared step loop (step_loop/); what is tool code's is what a step does.
 """
 
 from __future__ import annotations
@@ -22,12 +23,10 @@ import contextlib
 import dataclasses
 import re
 import time
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from collections.abc import AsyncGenerator, AsyncIterator
 
 from tui_agent.agents.approval import Approver
-from tui_agent.agents.budget import Budget
-from tui_agent.agents.loop_guard import LoopGuard
+from tui_agent.agents.step_loop import Phase, StepLimits, StepLoop
 from tui_agent.agents.toolcode.program import Program, args_of
 from tui_agent.agents.toolcode.prompts import (
     DISCOVER,
@@ -42,178 +41,106 @@ from tui_agent.events import (
     Event,
     ExecutionFinished,
     FinalAnswer,
-    Log,
-    PhaseFinished,
-    PhaseStarted,
-    SessionEnded,
-    SessionStatus,
     Thought,
     ThoughtDelta,
     ToolCall,
     ToolResult,
 )
-from tui_agent.llm import LLM, LLMError, Message
+from tui_agent.llm import LLM
 from tui_agent.llm.text_calls import parse_text_calls
 from tui_agent.llm.tool_turns import ModelCall, answer_messages, read_calls
-from tui_agent.sandbox.base import Sandbox, SandboxError
+from tui_agent.sandbox.base import Sandbox
 from tui_agent.sandbox.folders.hosted import HostedFolder, hosted_of
 from tui_agent.sandbox.models import ExecuteResult
 from tui_agent.tools import GenerationError, ServerStartError, Toolset, as_error
 
-DEFAULT_MAX_STEPS = 10
 _FENCED = re.compile(r"```.*?(?:```|\Z)", re.S)
 """A fenced block: in the text protocol, the program, not prose."""
 DEFAULT_TIMEOUT = 30.0
 PACKAGES_FOLDER = "packages"
 
 
-@dataclass(frozen=True)
-class ToolcodeLimits:
-    """When the agent stops on its own: model turns, USD, seconds per program."""
-
-    max_steps: int = DEFAULT_MAX_STEPS
-    budget: float | None = None
-    timeout: float = DEFAULT_TIMEOUT
-
-
-@dataclass(frozen=True)
-class _Stop:
-    status: SessionStatus
-    reason: str | None
-    log: str | None = None
-
-
-async def run_toolcode(
+def run_toolcode(
     task: str,
     *,
     llm: LLM,
     sandbox: Sandbox,
     toolset: Toolset,
-    limits: ToolcodeLimits | None = None,
+    limits: StepLimits | None = None,
     use_tools: bool = True,
     approver: Approver | None = None,
 ) -> AsyncIterator[Event]:
     """The session's events, ending with SessionEnded. The sandbox starts while the servers
     connect; servers and sandbox are closed before the end is reported, however it ends."""
-    starting = asyncio.ensure_future(sandbox.start())
-    loop = _Loop(task, llm, sandbox, toolset, limits or ToolcodeLimits(), use_tools, approver)
-    try:
-        async for event in loop.run(starting):
-            yield event
-    finally:
-        if not starting.done():
-            starting.cancel()
-        await asyncio.gather(starting, return_exceptions=True)
-        await asyncio.shield(toolset.close())
-        await asyncio.shield(sandbox.close())
-        if loop.hosted is not None:
-            await asyncio.to_thread(loop.hosted.remove)
-    end = loop.end()
-    if end.log:
-        yield Log(level="warning", message=end.log)
-    yield SessionEnded(status=end.status, stopped_reason=end.reason)
+    limits = limits or StepLimits(timeout=DEFAULT_TIMEOUT)
+    return _ToolcodeLoop(task, llm, sandbox, toolset, limits, use_tools, approver).session()
 
 
-class _Loop:
+class _ToolcodeLoop(StepLoop):
+    """Prepared by connecting the servers and writing their packages; a step is one model
+    turn, whose programs after the first take a step number each."""
+
     def __init__(
         self,
         task: str,
         llm: LLM,
         sandbox: Sandbox,
         toolset: Toolset,
-        limits: ToolcodeLimits,
+        limits: StepLimits,
         use_tools: bool,
         approver: Approver | None,
     ) -> None:
+        super().__init__(llm, sandbox, limits)
         self.task = task
-        self.llm = llm
-        self.sandbox = sandbox
         self.toolset = toolset
-        self.limits = limits
         self.use_tools = use_tools
         self.approver = approver
-        self.messages: list[Message] = []
-        self.budget = Budget(llm.model, limits.budget) if limits.budget is not None else None
-        self.guard = LoopGuard()
-        self.stop: _Stop | None = None
-        self.hosted: HostedFolder | None = None
-        """The session's own folder for the host's files (packages, programs)."""
-        self.step = 0
-        self.turns = 0
+        self.program: Program | None = None
+        """Runs the programs, once the packages are written."""
 
-    def end(self) -> _Stop:
-        if self.stop is not None:
-            return self.stop
-        turns = self.limits.max_steps
-        return _Stop("stopped", "max_steps", f"stopped: {turns} model turns and no answer yet")
+    def refused_note(self, refusal: str) -> str:
+        return f"stopped before turn {self.replies + 1}: {refusal}"
 
-    async def run(self, starting: asyncio.Future[None]) -> AsyncIterator[Event]:
-        async for event in self._prepare():
-            yield event
-        if self.stop is not None:
-            return
-        assert self.hosted is not None
-        program = Program(
-            self.sandbox,
-            self.toolset.router(),
-            hosted=self.hosted,
-            packages=self.hosted.host / PACKAGES_FOLDER,
-            timeout=self.limits.timeout,
-            approver=self.approver,
-        )
-        packages = [p.server.package for p in self.toolset.packages]
-        self.messages = [
-            system_message(self.limits.timeout, text_protocol=not self.use_tools),
-            task_message(self.task, [*packages, "workspace_tools"]),
-        ]
-        while self.turns < self.limits.max_steps and self.stop is None:
-            try:
-                async for event in self._turn(program, starting):
-                    yield event
-            except LLMError as exc:
-                yield Error(message=str(exc), kind=type(exc).__name__)
-                self.stop = _Stop("failed", type(exc).__name__)
-            except SandboxError as exc:
-                yield Error(message=str(exc), kind="SandboxError")
-                self.stop = _Stop("failed", "SandboxError")
+    def out_of_steps_note(self) -> str:
+        return f"stopped: {self.limits.max_steps} model turns and no answer yet"
 
-    async def _prepare(self) -> AsyncIterator[Event]:
-        """Connect the servers and write their packages."""
+    async def prepare(self) -> AsyncGenerator[Event, None]:
+        """Connect the servers, write their packages in a hosted folder of the session's own
+        (for the host's files: packages, programs), and start the conversation."""
+        self.hold(self.toolset.close)
         config = self.toolset.servers.config
-        began = time.monotonic()
+        phase = Phase("servers")
         names = ", ".join(entry.name for entry in config.servers)
-        yield PhaseStarted(phase="servers", detail=f"{names} (from {config.path})")
+        yield phase.started(f"{names} (from {config.path})")
         try:
             await self.toolset.connect()
         except ServerStartError as exc:
-            yield PhaseFinished(phase="servers", ok=False, duration=time.monotonic() - began)
+            yield phase.finished(ok=False)
             yield Error(message=str(exc), kind="ServerStartError")
-            self.stop = _Stop("failed", "server_failed")
+            self.halt("failed", "server_failed")
             return
         listed = ", ".join(
             f"{s.name} ({len(s.tools)} tools)" for s in self.toolset.servers.listings
         )
-        yield PhaseFinished(phase="servers", duration=time.monotonic() - began, summary=listed)
-        began = time.monotonic()
-        try:
-            self.hosted = await asyncio.to_thread(lambda: hosted_of(self.sandbox).session())
-        except SandboxError as exc:
-            yield Error(message=str(exc), kind="SandboxError")
-            self.stop = _Stop("failed", "SandboxError")
-            return
-        packages = self.hosted.host / PACKAGES_FOLDER
-        yield PhaseStarted(phase="generate", detail=str(packages))
+        yield phase.finished(summary=listed)
+        phase = Phase("generate")
+        hosted = await self.hold_opened(
+            asyncio.to_thread(lambda: hosted_of(self.sandbox).session()),
+            lambda folder: asyncio.to_thread(folder.remove),
+        )
+        packages = hosted.host / PACKAGES_FOLDER
+        yield phase.started(str(packages))
         try:
             generated = await self.toolset.generate(packages)
         except GenerationError as exc:
-            yield PhaseFinished(phase="generate", ok=False, duration=time.monotonic() - began)
+            yield phase.finished(ok=False)
             yield Error(message=str(exc), kind="GenerationError")
-            self.stop = _Stop("failed", "GenerationError")
+            self.halt("failed", "GenerationError")
             return
         summary = ", ".join(
             f"{g.server.package} {'written' if g.written else 'unchanged'}" for g in generated
         )
-        yield PhaseFinished(phase="generate", duration=time.monotonic() - began, summary=summary)
+        yield phase.finished(summary=summary)
         yield Artifact(
             name="tool packages",
             content=self.toolset.discovery(),
@@ -222,17 +149,25 @@ class _Loop:
             summary=f"{sum(len(g.functions) for g in generated)} functions in "
             f"{len(generated)} packages",
         )
+        self.program = self._program_runner(hosted)
+        self.messages = [
+            system_message(self.limits.timeout, text_protocol=not self.use_tools),
+            task_message(
+                self.task, [*(p.server.package for p in self.toolset.packages), "workspace_tools"]
+            ),
+        ]
 
-    async def _turn(self, program: Program, starting: asyncio.Future[None]) -> AsyncIterator[Event]:
-        refusal = self.budget.refusal(self.messages) if self.budget else None
-        if refusal:
-            self.stop = _Stop(
-                "stopped", "budget", f"stopped before turn {self.turns + 1}: {refusal}"
-            )
-            return
-        self.turns += 1
-        self.step += 1
-        step = self.step
+    def _program_runner(self, hosted: HostedFolder) -> Program:
+        return Program(
+            self.sandbox,
+            self.toolset.router(),
+            hosted=hosted,
+            packages=hosted.host / PACKAGES_FOLDER,
+            timeout=self.limits.timeout,
+            approver=self.approver,
+        )
+
+    async def take_step(self, step: int) -> AsyncGenerator[Event, None]:
         stream = self.llm.stream(
             self.messages,
             tools=TOOL_SPECS if self.use_tools else None,
@@ -244,11 +179,10 @@ class _Loop:
             streamed = True
             yield ThoughtDelta(step=step, text=delta)
         reply = stream.reply
-        if self.budget is not None:
-            self.budget.record(reply.call, self.messages)
+        self.count_call(reply.call)
         yield reply.call
         calls, prose = read_calls(
-            reply, TOOL_SPECS, use_tools=self.use_tools, prefix=f"turn{self.turns}"
+            reply, TOOL_SPECS, use_tools=self.use_tools, prefix=f"turn{self.replies}"
         )
         if calls and not reply.tool_calls:  # the text protocol: the program is no prose
             prose = parse_text_calls(_FENCED.sub("", reply.text), TOOL_SPECS).prose
@@ -256,7 +190,7 @@ class _Loop:
             if streamed:
                 yield Thought(step=step, text="")
             yield FinalAnswer(step=step, text=reply.text.strip())
-            self.stop = _Stop("completed", None)
+            self.halt("completed", None)
             return
         if prose or streamed:
             yield Thought(step=step, text=prose)
@@ -268,7 +202,7 @@ class _Loop:
                 if programs > 1:
                     self.step += 1
             answer = ""
-            async for item in self._call(call, reply.text, program, starting):
+            async for item in self._call(call, reply.text):
                 if isinstance(item, str):
                     answer = item
                 else:
@@ -280,9 +214,7 @@ class _Loop:
         shown = [_shown(call) for call in calls]
         self.messages += answer_messages(reply, shown, answers, native=bool(reply.tool_calls))
 
-    async def _call(
-        self, call: ModelCall, text: str, program: Program, starting: asyncio.Future[None]
-    ) -> AsyncIterator[Event | str]:
+    async def _call(self, call: ModelCall, text: str) -> AsyncIterator[Event | str]:
         """One call of the model's: its events, then its answer (a str)."""
         if call.name == WRITE_CODE and not call.error:
             code = call.arguments.get("code")
@@ -290,7 +222,7 @@ class _Loop:
                 code = _fenced_code(text) if not self.use_tools else None
             args = args_of(call.arguments.get("args"))
             if code and not isinstance(args, str):
-                async for item in self._program(program, code, args, starting):
+                async for item in self._program(code, args):
                     yield item
                 return
             call = dataclasses.replace(
@@ -320,11 +252,10 @@ class _Loop:
         )
         yield output
 
-    async def _program(
-        self, program: Program, code: str, args: list[str], starting: asyncio.Future[None]
-    ) -> AsyncIterator[Event | str]:
+    async def _program(self, code: str, args: list[str]) -> AsyncIterator[Event | str]:
+        assert self.program is not None, "the session is prepared"
         answer = ""
-        run = program.run(self.step, code, args, starting)
+        run = self.program.run(self.step, code, args, self.sandbox_started)
         async with contextlib.aclosing(run):
             async for item in run:
                 if isinstance(item, str):
@@ -339,9 +270,7 @@ class _Loop:
         outcome = ExecuteResult(
             success=finished.success, error=finished.error, killed_reason=finished.killed_reason
         )
-        reason = self.guard.check(code, outcome)
-        if reason:
-            self.stop = _Stop("stopped", reason, f"stopped after step {self.step}: {reason}")
+        self.check_progress(code, outcome)
 
 
 def _shown(call: ModelCall) -> ModelCall:

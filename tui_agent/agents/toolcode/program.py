@@ -15,7 +15,7 @@ import json
 import os
 import shutil
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from pathlib import Path
 
 from tui_agent.agents.approval import Approver
@@ -74,7 +74,7 @@ class Program:
 
     async def run(
         self, step: int, code: str, args: Sequence[str], starting: asyncio.Future[None]
-    ) -> AsyncIterator[Event | str]:
+    ) -> AsyncGenerator[Event | str, None]:
         """The program's events, then (last) the text the model gets back."""
         yield CodeProposed(step=step, code=code, action="write_code")
         refusals = check_program(code)

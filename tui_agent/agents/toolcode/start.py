@@ -7,19 +7,13 @@ from pathlib import Path
 from typing import Literal
 
 from tui_agent.agents.approval import Approver
-from tui_agent.agents.codeact import needs_approval, session_title
-from tui_agent.agents.toolcode.loop import (
-    DEFAULT_MAX_STEPS,
-    DEFAULT_TIMEOUT,
-    ToolcodeLimits,
-    run_toolcode,
-)
+from tui_agent.agents.codeact import session_title
+from tui_agent.agents.step_loop import DEFAULT_MAX_STEPS, StepLimits, session_parts
+from tui_agent.agents.toolcode.loop import DEFAULT_TIMEOUT, run_toolcode
 from tui_agent.agents.workspace_files import workspace_of
 from tui_agent.config import ConfigError, Settings
 from tui_agent.events import Event, SessionStarted
-from tui_agent.llm import LLM, price_known
 from tui_agent.llm.provider import tools_supported
-from tui_agent.sandbox.choose import open_sandbox
 from tui_agent.tools import DEFAULT_CALL_TIMEOUT, McpConfig, Toolset, load_mcp_config
 
 ToolProtocol = Literal["auto", "native", "text"]
@@ -69,23 +63,18 @@ def toolcode_session(
         raise ConfigError("the budget must be a positive amount of USD")
     if tool_protocol not in ("auto", "native", "text"):
         raise ConfigError(f"tool protocol {tool_protocol!r}: choose auto, native or text")
-    if not settings.model:
-        raise ConfigError("no model: pass --model or set TUI_AGENT_MODEL")
-    llm = LLM(settings.model, api_base=settings.api_base)
-    if budget is not None and not price_known(settings.model):
-        raise ConfigError(
-            f"a budget needs the model's price, and litellm has none for {settings.model}; "
-            "drop --budget (--max-steps still caps the run) or choose a priced model"
-        )
-    sandbox = open_sandbox(
-        sandbox_name or settings.sandbox, workspace=workspace or settings.workspace
+    parts = session_parts(
+        settings,
+        budget=budget,
+        sandbox_name=sandbox_name,
+        workspace=workspace,
+        approve=approve,
+        approver=approver,
+        runs="program",
     )
+    llm, sandbox = parts.llm, parts.sandbox
     root = workspace_of(sandbox)
     assert root is not None, "every backend has a workspace"
-    asks = needs_approval(approve, sandbox)
-    if asks and approver is None:
-        why = "approval is on" if approve else f"the {sandbox.name} sandbox is not isolated"
-        raise ConfigError(f"{why}, so every program needs the user's approval, and nothing can ask")
     toolset = Toolset.prepare(
         mcp, root, read_roots=read_roots, write_roots=write_roots, call_timeout=call_timeout
     )
@@ -96,7 +85,7 @@ def toolcode_session(
     started = SessionStarted(
         kind="toolcode",
         title=session_title(task),
-        model=settings.model,
+        model=llm.model,
         params={
             "task": task,
             "mcp_config": str(mcp.path),
@@ -109,10 +98,10 @@ def toolcode_session(
             "read_roots": list(read_roots),
             "write_roots": list(write_roots),
             "tool_protocol": "native" if use_tools else "text",
-            "approve": asks,
+            "approve": parts.approver is not None,
         },
     )
-    limits = ToolcodeLimits(max_steps=max_steps, budget=budget, timeout=timeout)
+    limits = StepLimits(max_steps=max_steps, budget=budget, timeout=timeout)
     agent = run_toolcode(
         task,
         llm=llm,
@@ -120,6 +109,6 @@ def toolcode_session(
         toolset=toolset,
         limits=limits,
         use_tools=use_tools,
-        approver=approver if asks else None,
+        approver=parts.approver,
     )
     return started, agent
