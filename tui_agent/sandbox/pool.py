@@ -226,7 +226,7 @@ class ContainerPool:
 
         Called with the lock held; returns the evicted warm containers, to be removed.
         """
-        self._warm[spec] = self._warm.pop(spec, None) or _Warm()
+        self._warm[spec] = self._warm.pop(spec) if spec in self._warm else _Warm()
         evicted: list[Attached] = []
         while len(self._warm) > self.max_specs:
             _, old = self._warm.popitem(last=False)
