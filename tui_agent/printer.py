@@ -205,7 +205,7 @@ class EventPrinter:
         if isinstance(event, ExecutionFinished) and event.step in self._streamed:
             rest = event.logs[self._streamed.pop(event.step) :]
             self.console.print(log_text(rest), end="")
-            renderable = render_execution(event, with_logs=False)
+            renderable: RenderableType | None = render_execution(event, with_logs=False)
         else:
             renderable = render_event(event)
         if renderable is not None:

@@ -72,7 +72,7 @@ def visible_event(event: T) -> T:
     """The display copy of `event` (any pydantic model, dict, list or string): its text made
     `visible`, nested values and dict keys included, `KEPT_FIELDS` kept. Parts with nothing
     to change are shared, not copied."""
-    return _visible_value(event)  # type: ignore[no-any-return]
+    return _visible_value(event)
 
 
 def _visible_value(value: Any) -> Any:

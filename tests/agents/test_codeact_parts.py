@@ -58,8 +58,8 @@ def test_an_error_signature_is_one_short_line():
     long = failed("ValueError", "bad\nvalue " * 100)
     signature = error_signature(long)
     assert "\n" not in signature and len(signature) == 160 and signature.endswith("…")
-    killed = ExecuteResult(success=False, killed_reason="runner died (signal 9, SIGKILL)")
-    assert error_signature(killed) == "runner died (signal 9, SIGKILL)"
+    killed = ExecuteResult(success=False, killed_reason="kernel died (signal 9, SIGKILL)")
+    assert error_signature(killed) == "kernel died (signal 9, SIGKILL)"
 
 
 def test_a_result_message_holds_output_error_trimmed_traceback_and_value():

@@ -1,5 +1,5 @@
 """search_documentation answered from the packages installed in a real sandbox (docker and
-bubblewrap), through the real runner; and how a failed run reads to the model."""
+bubblewrap), through the real kernel; and how a failed run reads to the model."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ from tui_agent.sandbox.limits import Limits
 TEST_LIMITS = Limits(memory_mb=512, processes=64, file_size_mb=16, cpu_seconds=30, tmp_size_mb=32)
 MARKS = {"docker": [pytest.mark.docker]}
 RLIMIT_BACKENDS = ("local", "bubblewrap")
-"""Backends whose limits are the runner's rlimits (docker's are the container's cgroups)."""
+"""Backends whose limits are the kernel's rlimits (docker's are the container's cgroups)."""
 Opener = Callable[..., AbstractAsyncContextManager[Sandbox]]
 
 
@@ -57,5 +57,5 @@ async def sandbox(request: pytest.FixtureRequest, open_backend: Opener) -> Async
 
 @pytest.fixture(params=RLIMIT_BACKENDS)
 def rlimit_backend(request: pytest.FixtureRequest) -> str:
-    """The name of each backend whose limits are the runner's own rlimits."""
+    """The name of each backend whose limits are the kernel's own rlimits."""
     return request.param

@@ -214,7 +214,7 @@ async def test_an_error_has_type_message_and_the_users_traceback(sandbox):
     assert trace.startswith("Traceback (most recent call last):")
     assert 'File "<code>", line 3, in parse' in trace
     assert 'return int(row["price"])' in trace
-    assert "runner.py" not in trace
+    assert "kernel.py" not in trace
     assert trace.rstrip().endswith("ValueError: invalid literal for int() with base 10: 'n/a'")
 
 

@@ -33,8 +33,8 @@ from tui_agent.sandbox.image import (
     DOCKERFILE_DIR,
     IMAGE_CMD,
     IMAGE_ENV,
+    KERNEL_PATH,
     PACKAGES,
-    RUNNER_PATH,
     SANDBOX_USER,
     WORKSPACE_PATH,
     build_image,
@@ -124,7 +124,7 @@ async def test_the_container_is_locked_down(pool: ContainerPool, workspace: Path
     assert config["Labels"][OWNER_LABEL] == str(os.getpid())
     mounts = {m["Destination"]: m for m in attrs["Mounts"]}
     assert mounts[WORKSPACE_PATH]["Source"] == str(workspace) and mounts[WORKSPACE_PATH]["RW"]
-    assert not mounts[RUNNER_PATH]["RW"]
+    assert not mounts[KERNEL_PATH]["RW"]
     assert inside.success, inside.error
     assert inside.result == {
         "uid": int(config["User"].split(":")[0]),
@@ -165,7 +165,7 @@ async def test_the_image_has_the_libraries_and_matplotlib_can_save(
 
 @pytest.mark.docker
 async def test_out_of_memory_in_the_container_is_reported(pool: ContainerPool, workspace: Path):
-    # /tmp (a tmpfs) is charged to the container's memory; filling it leaves the runner to be
+    # /tmp (a tmpfs) is charged to the container's memory; filling it leaves the kernel to be
     # killed by the kernel's OOM killer when it then allocates, under its own RLIMIT_AS.
     limits = Limits(memory_mb=160, tmp_size_mb=150, file_size_mb=150, cpu_seconds=20)
     code = (
@@ -178,7 +178,7 @@ async def test_out_of_memory_in_the_container_is_reported(pool: ContainerPool, w
         result = await run(sandbox, code)
         after = await run(sandbox, "1 + 1")
     assert not result.success and result.state_lost
-    assert result.killed_reason == "runner died (out of memory: the sandbox's 160 MiB limit)"
+    assert result.killed_reason == "kernel died (out of memory: the sandbox's 160 MiB limit)"
     assert after.success and after.result == 2
 
 
@@ -312,7 +312,7 @@ async def test_containers_of_a_crashed_owner_stop_and_are_cleaned_up(
             orphan = None  # another test process's cleanup_orphans() was quicker
         if orphan is not None:
             assert orphan.labels[OWNER_LABEL] == str(crashed_pid)
-            # Its attach socket closed with its owner: the runner read end-of-file and stopped.
+            # Its attach socket closed with its owner: the kernel read end-of-file and stopped.
             exit_status = await asyncio.to_thread(orphan.wait, timeout=WAIT)
             assert exit_status["StatusCode"] == 0
         await asyncio.to_thread(cleanup_orphans, pool.client)

@@ -41,17 +41,17 @@ async def test_a_run_past_its_timeout_is_killed_and_the_sandbox_restarts(sandbox
     assert after.success and after.result is False and not after.state_lost
 
 
-async def test_a_runner_killed_by_a_signal_is_reported_and_replaced(sandbox):
+async def test_a_kernel_killed_by_a_signal_is_reported_and_replaced(sandbox):
     result = await run(sandbox, "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)")
     assert not result.success and not result.timed_out and result.state_lost
     assert "signal 9" in result.killed_reason and "SIGKILL" in result.killed_reason
-    assert result.error.type == "RunnerDied"
+    assert result.error.type == "KernelDied"
     await assert_usable(sandbox)
 
 
-async def test_a_runner_that_exits_is_reported_and_replaced(sandbox):
+async def test_a_kernel_that_exits_is_reported_and_replaced(sandbox):
     result = await run(sandbox, "import os\nos._exit(3)")
-    assert result.killed_reason == "runner exited with code 3" and result.state_lost
+    assert result.killed_reason == "kernel exited with code 3" and result.state_lost
     await assert_usable(sandbox)
 
 
@@ -213,11 +213,11 @@ threading.Thread(target=chatter, args=[protocol_pipe()], daemon=True).start()
 """
 
 
-async def test_output_nobody_reads_any_more_does_not_keep_the_runner_open(
+async def test_output_nobody_reads_any_more_does_not_keep_the_kernel_open(
     rlimit_backend, open_backend
 ):
     # A thread keeps writing protocol lines after its run ended: nobody reads them. Closing the
-    # sandbox still ends the runner's pipes, so no transport is left for the garbage collector.
+    # sandbox still ends the kernel's pipes, so no transport is left for the garbage collector.
     async with open_backend(rlimit_backend) as sandbox:
         assert (await run(sandbox, CHATTER)).success
         await asyncio.sleep(0.2)  # the thread fills the pipe meanwhile

@@ -1,4 +1,4 @@
-"""Tool calls from running code to the host, over the runner's own channel, on every backend.
+"""Tool calls from running code to the host, over the kernel's own channel, on every backend.
 
 The code has no network: `tui_agent_bridge.call` sends the call out on the protocol channel,
 the host's `on_call` answers it, and the call returns the output or raises ToolCallFailed.

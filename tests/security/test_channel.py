@@ -14,7 +14,7 @@ FIND_CHANNEL = """
 import fcntl, os
 
 def channel():
-    # The runner's protocol pipe: the one write-only pipe above fds 0-2.
+    # The kernel's protocol pipe: the one write-only pipe above fds 0-2.
     for name in os.listdir("/proc/self/fd"):
         fd = int(name)
         try:

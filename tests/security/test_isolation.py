@@ -13,7 +13,7 @@ from support.requirements import require_backend
 
 from tui_agent.sandbox.bubblewrap import BubblewrapSandbox
 from tui_agent.sandbox.models import ExecuteRequest
-from tui_agent.sandbox.process import RUNNER_FILE
+from tui_agent.sandbox.process import KERNEL_FILE
 
 PROJECT = Path(__file__).resolve().parents[2]
 
@@ -218,15 +218,15 @@ async def test_writes_outside_the_workspace_fail(run, assert_usable, workspace: 
         str(PROJECT / marker),
         str(tmp_path / marker),
     ]
-    runner_before = RUNNER_FILE.read_bytes()
+    kernel_before = KERNEL_FILE.read_bytes()
     inside = [f"/workspace/{marker}", f"/tmp/{marker}"]
-    result = await run(TRY_WRITE, args=[[*outside, "/opt/tui-agent/runner.py", *inside]])
+    result = await run(TRY_WRITE, args=[[*outside, "/opt/tui-agent/kernel.py", *inside]])
     assert result.success, result.error
     for path in outside:  # a sandbox may have a scratch root of its own, but nothing lands here
         assert not Path(path).exists(), (path, result.result[path])
-    for path in (f"/usr/{marker}", "/opt/tui-agent/runner.py"):  # host folders seen inside
+    for path in (f"/usr/{marker}", "/opt/tui-agent/kernel.py"):  # host folders seen inside
         assert result.result[path] != "written", path
-    assert RUNNER_FILE.read_bytes() == runner_before
+    assert KERNEL_FILE.read_bytes() == kernel_before
     assert result.result[inside[0]] == "written"
     assert (workspace / marker).read_text() == "written from the sandbox"
     assert result.result[inside[1]] == "written"

@@ -28,7 +28,7 @@ SYSCALLS = """
 import ctypes, errno, json, os
 
 def main(calls):
-    # In a child: a call the filter should have refused changes nothing of the runner's.
+    # In a child: a call the filter should have refused changes nothing of the kernel's.
     read_end, write_end = os.pipe()
     child = os.fork()
     if child == 0:

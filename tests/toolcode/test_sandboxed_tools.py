@@ -1,5 +1,5 @@
 """Generated wrappers called from programs in the docker and bubblewrap sandboxes: the program
-has no network; each call goes over the runner's channel, the host calls the MCP server, and
+has no network; each call goes over the kernel's channel, the host calls the MCP server, and
 every call is a ToolCall / ToolResult nested under the program's step."""
 
 import asyncio

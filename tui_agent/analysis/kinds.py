@@ -84,7 +84,7 @@ def is_date_text(text: str) -> bool:
     return False
 
 
-def majority_kind(counts: Mapping[str, int]) -> FieldType:
+def majority_kind(counts: Mapping[FieldType, int]) -> FieldType:
     """The kind with the highest count (ties: earliest in `KIND_ORDER`; none: string)."""
     return max(KIND_ORDER, key=lambda kind: counts.get(kind, 0))
 

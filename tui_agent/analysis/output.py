@@ -157,8 +157,12 @@ def _count_text_lists(values: list[list[str] | tuple[str, ...]], kinds: Counter[
     )
     for (count_filled, count_urls, count_dates), count in per_list.items():
         if count_filled:
-            split = {"string": count_filled - count_urls - count_dates}
-            kinds[majority_kind({**split, "url": count_urls, "date": count_dates})] += count
+            split: dict[FieldType, int] = {
+                "string": count_filled - count_urls - count_dates,
+                "url": count_urls,
+                "date": count_dates,
+            }
+            kinds[majority_kind(split)] += count
 
 
 def _url_and_date_flags(texts: list[str]) -> tuple[Iterator[bool] | None, Iterator[bool] | None]:

@@ -18,8 +18,8 @@ def http_status(exc: BaseException) -> int | None:
     ):
         if isinstance(exc, kind):
             return status
-    status = getattr(exc, "status_code", None)
-    return status if isinstance(status, int) else None
+    code = getattr(exc, "status_code", None)
+    return code if isinstance(code, int) else None
 
 
 def is_connection_failure(exc: BaseException) -> bool:

@@ -57,7 +57,7 @@ def _decodable_end(raw: str) -> int:
         return last.start()
     if escape == "\\" or (escape.startswith("\\u") and len(escape) < 6):
         adjacent = previous is not None and previous.end() == last.start()
-        if adjacent and _HIGH_SURROGATE.fullmatch(previous.group()):
+        if adjacent and previous is not None and _HIGH_SURROGATE.fullmatch(previous.group()):
             return previous.start()
         return last.start()
     return len(raw)

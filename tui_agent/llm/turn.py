@@ -106,7 +106,7 @@ async def stream_action(
     conversation = list(messages)
     calls: list[LLMCall] = []
     attempts: list[Attempt] = []
-    error = ""
+    error: str | None = ""
     for attempt in range(max_repairs + 1):
         purpose = "action" if attempt == 0 else "repair"
         fields = IncrementalFields()

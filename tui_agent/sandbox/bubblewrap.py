@@ -1,4 +1,4 @@
-"""The `bubblewrap` backend: the runner under `bwrap`, in fresh namespaces, with rlimits.
+"""The `bubblewrap` backend: the kernel under `bwrap`, in fresh namespaces, with rlimits.
 
 All namespaces are unshared (no network unless asked for, own pid space). bwrap runs as the
 sandbox's host user, never root (workspace.sandbox_owner: nobody when root starts it), with an
@@ -25,18 +25,18 @@ from tui_agent.sandbox.folders.hosted import HOSTED_PATH, HostedFolder, hosted_f
 from tui_agent.sandbox.folders.owner import sandbox_owner
 from tui_agent.sandbox.limits import ADDRESS_SPACE_ENV, Limits
 from tui_agent.sandbox.process import (
+    KERNEL_FILE,
     MAX_RESULT_BYTES,
-    RUNNER_FILE,
     Connection,
-    RunnerSandbox,
+    KernelSandbox,
     SubprocessLauncher,
-    runner_command,
+    kernel_command,
     signal_reason,
 )
 from tui_agent.sandbox.quota import SandboxQuota
 
 PYTHON = "/usr/bin/python3"
-RUNNER_PATH = "/opt/tui-agent/runner.py"
+KERNEL_PATH = "/opt/tui-agent/kernel.py"
 WORKSPACE_PATH = "/workspace"
 STAGE = Path("/run/tui-agent/workspace")
 """Where root binds the workspace, in the sandbox's own mount namespace, for bwrap to reach."""
@@ -83,7 +83,7 @@ SANDBOX_ENV = {
 
 
 class BubblewrapLauncher(SubprocessLauncher):
-    """Starts bwrap as the sandbox's host user with the runner and the seccomp filter handed
+    """Starts bwrap as the sandbox's host user with the kernel and the seccomp filter handed
     over as open descriptors; holds the workspace's quota from the first start to `close`.
 
     As root, bwrap is started through `unshare` and `setpriv`: in a mount namespace of its own,
@@ -95,7 +95,7 @@ class BubblewrapLauncher(SubprocessLauncher):
     def __init__(
         self,
         bwrap: str,
-        runner: list[str],
+        kernel: list[str],
         *,
         workspace: Path,
         hosted: HostedFolder,
@@ -103,7 +103,7 @@ class BubblewrapLauncher(SubprocessLauncher):
         limits: Limits,
     ) -> None:
         env = dict(SANDBOX_ENV)
-        super().__init__(runner, cwd=Path("/"), env=env, max_processes=limits.processes)
+        super().__init__(kernel, cwd=Path("/"), env=env, max_processes=limits.processes)
         self.bwrap = bwrap
         self.workspace = workspace
         self.hosted = hosted
@@ -118,14 +118,14 @@ class BubblewrapLauncher(SubprocessLauncher):
         if root:
             STAGE.mkdir(parents=True, exist_ok=True)
             HOSTED_STAGE.mkdir(parents=True, exist_ok=True)
-        runner_fd = os.open(RUNNER_FILE, os.O_RDONLY | os.O_CLOEXEC)
+        kernel_fd = os.open(KERNEL_FILE, os.O_RDONLY | os.O_CLOEXEC)
         seccomp_fd = seccomp.program_fd()
         try:
             options = Options(
                 workspace=STAGE if root else self.workspace,
                 hosted=HOSTED_STAGE if root else self.hosted.host,
                 owner=self.owner,
-                runner_fd=runner_fd,
+                kernel_fd=kernel_fd,
                 seccomp_fd=seccomp_fd,
                 network=self.network,
                 limits=self.limits,
@@ -134,9 +134,9 @@ class BubblewrapLauncher(SubprocessLauncher):
             if root:
                 binds = {self.workspace: STAGE, self.hosted.host: HOSTED_STAGE}
                 argv = [*as_sandbox_user(binds, self.owner), *argv]
-            return await self._exec(argv, pass_fds=(runner_fd, seccomp_fd))
+            return await self._exec(argv, pass_fds=(kernel_fd, seccomp_fd))
         finally:
-            os.close(runner_fd)
+            os.close(kernel_fd)
             os.close(seccomp_fd)
 
     def describe_exit(self, code: int) -> str:
@@ -157,13 +157,13 @@ class Options:
     workspace: Path
     hosted: Path
     owner: tuple[int, int]
-    runner_fd: int
+    kernel_fd: int
     seccomp_fd: int
     network: bool
     limits: Limits
 
 
-class BubblewrapSandbox(RunnerSandbox):
+class BubblewrapSandbox(KernelSandbox):
     """Runs code under bubblewrap: isolated from the host's files, network and environment."""
 
     name = "bubblewrap"
@@ -188,10 +188,10 @@ class BubblewrapSandbox(RunnerSandbox):
         self.limits = limits or Limits()
         self.workspace = ensure_workspace(workspace)
         self.hosted = hosted_folder(self.workspace)
-        runner = runner_command(python, RUNNER_PATH, self.limits, max_result_bytes)
+        kernel = kernel_command(python, KERNEL_PATH, self.limits, max_result_bytes)
         self.launcher: BubblewrapLauncher = BubblewrapLauncher(
             found,
-            runner,
+            kernel,
             workspace=self.workspace,
             hosted=self.hosted,
             network=network,
@@ -246,7 +246,7 @@ def bwrap_command(bwrap: str, options: Options) -> list[str]:
         argv += ["--symlink", target, f"/dev/{name}"]
     argv += ["--bind", str(options.workspace), WORKSPACE_PATH]
     argv += ["--ro-bind", str(options.hosted), HOSTED_PATH]
-    argv += ["--ro-bind-data", str(options.runner_fd), RUNNER_PATH]
+    argv += ["--ro-bind-data", str(options.kernel_fd), KERNEL_PATH]
     argv += ["--chdir", WORKSPACE_PATH, "--clearenv"]
     for key, value in SANDBOX_ENV.items():
         argv += ["--setenv", key, value]
@@ -260,7 +260,7 @@ def bubblewrap_status(python: str = PYTHON) -> tuple[bool, str]:
     if not bwrap:
         return False, f"bwrap not found; {INSTALL_HINT}"
     if not Path(python).is_file():
-        return False, f"no system Python at {python} (bubblewrap runs the runner with it)"
+        return False, f"no system Python at {python} (bubblewrap runs the kernel with it)"
     filtered, why = seccomp.seccomp_status()
     if not filtered:
         return False, why

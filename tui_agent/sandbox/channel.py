@@ -1,6 +1,6 @@
-"""The runner's messages as the host reads them: each line parsed and checked against its kind.
+"""The kernel's messages as the host reads them: each line parsed and checked against its kind.
 
-The code a runner runs can write to the runner's protocol pipe, so a line may be anything: not
+The code a kernel runs can write to the kernel's protocol pipe, so a line may be anything: not
 JSON, nested thousands deep, `Infinity` where a count goes, a field of the wrong type, a message
 made up to look like another run's. `read_message` turns every line into a typed message or a
 one-line reason it is none (never an exception), and messages of a run carry the run's id
@@ -23,7 +23,7 @@ class _Message(BaseModel):
 
 
 class ReadyMessage(_Message):
-    """The runner has started (its first line)."""
+    """The kernel has started (its first line)."""
 
     type: Literal["ready"]
     pid: int

@@ -1,10 +1,10 @@
-"""The `docker` backend: the runner as the main process of a locked-down container.
+"""The `docker` backend: the kernel as the main process of a locked-down container.
 
-Each sandbox takes a pre-started container from the warm pool (pool.py) and talks to its runner
-over the engine's attach stream: requests go to the runner's stdin, and its stdout (protocol)
+Each sandbox takes a pre-started container from the warm pool (pool.py) and talks to its kernel
+over the engine's attach stream: requests go to the kernel's stdin, and its stdout (protocol)
 and stderr (diagnostics) come back multiplexed in 8-byte-header frames, split here. No `docker
 exec` per run: a round trip is one line each way through a socket that stays open. When a run
-overruns or the runner dies, the container is removed and a fresh one taken from the pool.
+overruns or the kernel dies, the container is removed and a fresh one taken from the pool.
 """
 
 from __future__ import annotations
@@ -25,15 +25,15 @@ from tui_agent.sandbox.engine import IMAGE
 from tui_agent.sandbox.folders.hosted import hosted_folder
 from tui_agent.sandbox.folders.owner import sandbox_owner
 from tui_agent.sandbox.folders.workspaces import fresh_workspace
-from tui_agent.sandbox.image import RUNNER_PATH
+from tui_agent.sandbox.image import KERNEL_PATH
 from tui_agent.sandbox.limits import ADDRESS_SPACE_ENV, Limits
 from tui_agent.sandbox.pool import Attached, ContainerPool, ContainerSpec, shared_pool
 from tui_agent.sandbox.process import (
     EXIT_TIMEOUT,
+    KERNEL_FILE,
     MAX_RESULT_BYTES,
-    RUNNER_FILE,
     Connection,
-    RunnerSandbox,
+    KernelSandbox,
     signal_reason,
 )
 from tui_agent.sandbox.quota import SandboxQuota
@@ -41,7 +41,7 @@ from tui_agent.sandbox.quota import SandboxQuota
 STDERR_FRAME = 2
 
 
-class DockerSandbox(RunnerSandbox):
+class DockerSandbox(KernelSandbox):
     """Runs code in a container: no network unless asked, capped memory, CPU and processes,
     read-only root, private /tmp, `workspace` at /workspace (capped by a quota where quota.py
     can make one), the host's files for it read-only at /toolcode (folders/hosted.py), a non-root
@@ -66,8 +66,8 @@ class DockerSandbox(RunnerSandbox):
         self.hosted = hosted_folder(self.workspace)
         self.spec = ContainerSpec(
             workspace=str(self.workspace),
-            runner=str(RUNNER_FILE),
-            command=runner_argv(self.limits),
+            kernel=str(KERNEL_FILE),
+            command=kernel_argv(self.limits),
             hosted=str(self.hosted.host),
             image=image,
             network=network,
@@ -143,21 +143,21 @@ def _remove_spares() -> None:
             workspace.rmdir()
 
 
-def runner_argv(limits: Limits) -> tuple[str, ...]:
-    """The container's command: the mounted runner with these limits.
+def kernel_argv(limits: Limits) -> tuple[str, ...]:
+    """The container's command: the mounted kernel with these limits.
 
     The process count is left to the container's pids cgroup: RLIMIT_NPROC counts every process
     of the uid on the whole machine, so one sandbox's fork bomb would starve the others.
     """
     config = {
-        "limits": {**limits.runner_config(), "processes": None},
+        "limits": {**limits.kernel_config(), "processes": None},
         "max_result_bytes": MAX_RESULT_BYTES,
     }
-    return ("python3", "-B", RUNNER_PATH, json.dumps(config, separators=(",", ":")))
+    return ("python3", "-B", KERNEL_PATH, json.dumps(config, separators=(",", ":")))
 
 
 class DockerLauncher:
-    """Takes containers from the pool and speaks to their runner over the attach socket.
+    """Takes containers from the pool and speaks to their kernel over the attach socket.
 
     Holds the workspace's quota from the first start to `close`, so that restarts keep it.
     """
@@ -209,7 +209,7 @@ class DockerLauncher:
 
     async def exit_reason(self) -> str:
         if self._attached is None:
-            return "runner not started"
+            return "kernel not started"
         container = self._attached.container
         return await asyncio.to_thread(_exit_reason, container, self.spec.memory_mb)
 
@@ -236,18 +236,18 @@ async def demultiplex(
 
 
 def _exit_reason(container: Container, memory_mb: int) -> str:
-    """Why the container's runner is gone, from the engine's record of its end."""
+    """Why the container's kernel is gone, from the engine's record of its end."""
     try:
         container.wait(timeout=EXIT_TIMEOUT)
         container.reload()
     except (DockerException, requests.RequestException):
-        return "runner closed its protocol pipe and stopped answering"
+        return "kernel closed its protocol pipe and stopped answering"
     state = container.attrs.get("State", {})
     if state.get("Running"):
-        return "runner closed its protocol pipe and stopped answering"
+        return "kernel closed its protocol pipe and stopped answering"
     if state.get("OOMKilled"):
-        return f"runner died (out of memory: the sandbox's {memory_mb} MiB limit)"
+        return f"kernel died (out of memory: the sandbox's {memory_mb} MiB limit)"
     code = int(state.get("ExitCode", 0))
     if code > 128:
         return signal_reason(code - 128)
-    return f"runner exited with code {code}"
+    return f"kernel exited with code {code}"

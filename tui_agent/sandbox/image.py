@@ -1,7 +1,7 @@
 """Building the `tui-agent-sandbox` image: from sandbox/Dockerfile, or offline from a Debian rootfs.
 
-The runner is not baked into the image: docker.py bind-mounts the installed runner.py read-only
-at RUNNER_PATH, so the in-container runner always matches the host client and a code change never
+The kernel is not baked into the image: docker.py bind-mounts the installed kernel.py read-only
+at KERNEL_PATH, so the in-container kernel always matches the host client and a code change never
 needs a rebuild. The image is Python plus libraries only; its label RECIPE_LABEL holds a hash of
 what went into it (suite, packages, settings), so `build_image` skips an up-to-date image.
 """
@@ -45,7 +45,7 @@ PACKAGES = (
     # and its compiler toolchain (about 900 MB).
     "python3-munkres",
 )
-RUNNER_PATH = "/opt/tui-agent/runner.py"
+KERNEL_PATH = "/opt/tui-agent/kernel.py"
 WORKSPACE_PATH = "/workspace"
 SANDBOX_USER = "65534:65534"
 IMAGE_ENV = {
@@ -56,7 +56,7 @@ IMAGE_ENV = {
     "MPLCONFIGDIR": "/tmp/matplotlib",
     "LANG": "C.UTF-8",
 }
-IMAGE_CMD = ("python3", "-u", RUNNER_PATH)
+IMAGE_CMD = ("python3", "-u", KERNEL_PATH)
 DOCKERFILE_DIR = Path(__file__).resolve().parents[2] / "sandbox"
 DEFAULT_MIRROR = "http://deb.debian.org/debian"
 TRIM_PATHS = ("var/cache/apt/archives", "var/lib/apt/lists", "usr/share/doc", "usr/share/man")

@@ -1,7 +1,7 @@
-"""Resource limits of a sandbox: rlimits the runner sets on itself, a pids cgroup, and the
+"""Resource limits of a sandbox: rlimits the kernel sets on itself, a pids cgroup, and the
 workspace quota (quota.py).
 
-The runner applies `Limits.runner_config()` to itself before it reads its first request, so
+The kernel applies `Limits.kernel_config()` to itself before it reads its first request, so
 every process the user's code starts inherits them (no `preexec_fn`, which is unsafe in a host
 process with threads). `RLIMIT_NPROC` does not bind processes whose real uid is host root, so
 the number of processes is also capped by a pids cgroup (`PidsCgroup`) wherever one can be
@@ -39,7 +39,7 @@ class Limits(BaseModel):
     file_size_mb: int = Field(default=256, gt=0)
     """Largest file a run may write (RLIMIT_FSIZE)."""
     cpu_seconds: int = Field(default=60, gt=0)
-    """CPU time of one run (RLIMIT_CPU, re-armed by the runner before each run)."""
+    """CPU time of one run (RLIMIT_CPU, re-armed by the kernel before each run)."""
     open_files: int = Field(default=256, gt=16)
     """Open file descriptors per process (RLIMIT_NOFILE)."""
     tmp_size_mb: int = Field(default=256, gt=0)
@@ -48,8 +48,8 @@ class Limits(BaseModel):
     """Size cap of the workspace, all files together (docker and bubblewrap, where quota.py can
     make one); 0: no cap."""
 
-    def runner_config(self) -> dict[str, Any]:
-        """The `limits` section of the runner's start-up config."""
+    def kernel_config(self) -> dict[str, Any]:
+        """The `limits` section of the kernel's start-up config."""
         return {
             "memory_mb": self.memory_mb,
             "processes": self.processes,

@@ -1,4 +1,4 @@
-"""The `local` backend: the runner as a plain subprocess of this one, with rlimits only.
+"""The `local` backend: the kernel as a plain subprocess of this one, with rlimits only.
 
 It is not isolated: the code sees the host's files and network. Of the environment it gets only
 an allowlist (PASSED_ENV: where programs and home are, locale and time zone, the terminal type,
@@ -15,11 +15,11 @@ from pathlib import Path
 from tui_agent.sandbox.base import ensure_workspace
 from tui_agent.sandbox.limits import ADDRESS_SPACE_ENV, Limits
 from tui_agent.sandbox.process import (
+    KERNEL_FILE,
     MAX_RESULT_BYTES,
-    RUNNER_FILE,
-    RunnerSandbox,
+    KernelSandbox,
     SubprocessLauncher,
-    runner_command,
+    kernel_command,
 )
 
 PASSED_ENV = frozenset(
@@ -48,7 +48,7 @@ PASSED_ENV = frozenset(
 """The host variables the local backend passes on, with every LC_* one; no other."""
 
 
-class LocalSandbox(RunnerSandbox):
+class LocalSandbox(KernelSandbox):
     """Runs code in a subprocess on the host, in `workspace`, under rlimits (NOT isolated).
 
     `network` is accepted so every backend is built alike; the local backend cannot take the
@@ -70,7 +70,7 @@ class LocalSandbox(RunnerSandbox):
         self.limits = limits or Limits()
         self.workspace = ensure_workspace(workspace)
         python = python or sys.executable
-        argv = runner_command(python, str(RUNNER_FILE), self.limits, max_result_bytes)
+        argv = kernel_command(python, str(KERNEL_FILE), self.limits, max_result_bytes)
         launcher = SubprocessLauncher(
             argv, cwd=self.workspace, env=local_env(), max_processes=self.limits.processes
         )
@@ -78,7 +78,7 @@ class LocalSandbox(RunnerSandbox):
 
 
 def local_env() -> dict[str, str]:
-    """The allowlisted part of this process's environment, set up for the runner."""
+    """The allowlisted part of this process's environment, set up for the kernel."""
     env = {
         name: value
         for name, value in os.environ.items()

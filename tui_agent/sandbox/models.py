@@ -69,7 +69,7 @@ def items_of(result: Any) -> list[Any]:
 
 
 class ToolRequest(BaseModel):
-    """A tool call the running code made through the runner's channel (see runner.py)."""
+    """A tool call the running code made through the kernel's channel (see kernel.py)."""
 
     model_config = ConfigDict(extra="ignore")
 

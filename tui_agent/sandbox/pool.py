@@ -1,9 +1,9 @@
 """Sandbox containers: how they run, a warm pool of pre-started ones, and orphan cleanup.
 
-A container runs the runner as its main process (under docker-init) with stdin open. The pool
-attaches to it before starting it, so nothing the runner says is lost and no log driver keeps a
+A container runs the kernel as its main process (under docker-init) with stdin open. The pool
+attaches to it before starting it, so nothing the kernel says is lost and no log driver keeps a
 copy; the attach socket is handed out with the container. When the owner dies, the socket
-closes, the runner reads end-of-file and the container stops.
+closes, the kernel reads end-of-file and the container stops.
 
 Every container is labelled with its owner (engine.owner_labels). The pool removes all it made
 on close (and at interpreter exit); containers left behind by a crashed owner are removed by
@@ -40,7 +40,7 @@ from tui_agent.sandbox.engine import (
     remove_container,
 )
 from tui_agent.sandbox.folders.hosted import HOSTED_PATH
-from tui_agent.sandbox.image import RUNNER_PATH, SANDBOX_USER, WORKSPACE_PATH
+from tui_agent.sandbox.image import KERNEL_PATH, SANDBOX_USER, WORKSPACE_PATH
 from tui_agent.sandbox.quota import QuotaHold
 
 ATTACH = {"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
@@ -52,7 +52,7 @@ class ContainerSpec:
     """Everything that decides how a sandbox container runs; equal specs share warm containers."""
 
     workspace: str
-    runner: str
+    kernel: str
     command: tuple[str, ...]
     hosted: str = ""
     """The host's files for the sandbox, a folder mounted read-only (folders/hosted.py)."""
@@ -80,7 +80,7 @@ class ContainerSpec:
         """Keyword arguments for `client.containers.create`."""
         volumes = {
             self.workspace: {"bind": WORKSPACE_PATH, "mode": "rw"},
-            self.runner: {"bind": RUNNER_PATH, "mode": "ro"},
+            self.kernel: {"bind": KERNEL_PATH, "mode": "ro"},
         }
         if self.hosted:
             volumes[self.hosted] = {"bind": HOSTED_PATH, "mode": "ro"}
@@ -114,7 +114,7 @@ class ContainerSpec:
 
 @dataclass
 class Attached:
-    """A started container, the socket attached to its runner's stdin, stdout and stderr, and
+    """A started container, the socket attached to its kernel's stdin, stdout and stderr, and
     its hold on the workspace's quota."""
 
     container: Container
@@ -122,7 +122,7 @@ class Attached:
     quota: QuotaHold | None = None
 
     def close_socket(self) -> None:
-        """Close our end; the runner then reads end-of-file."""
+        """Close our end; the kernel then reads end-of-file."""
         with contextlib.suppress(OSError):
             self.sock.shutdown(socket.SHUT_RDWR)
         self.sock.close()
@@ -139,7 +139,7 @@ class ContainerPool:
     """Pre-started containers per spec, so that a new session does not wait for one.
 
     Containers are single-use: `acquire` hands one out, `discard` removes it. A spec is kept
-    warm (`size` containers whose runner has said it is ready) once it is asked for a second
+    warm (`size` containers whose kernel has said it is ready) once it is asked for a second
     time or `prewarm`ed, so one-off sandboxes cost no spare container while a session's
     restarts and the next session on the same workspace start warm; only the `max_specs` most
     recently used specs are kept warm. Works from any event loop (or none): the engine is
@@ -226,7 +226,7 @@ class ContainerPool:
 
         Called with the lock held; returns the evicted warm containers, to be removed.
         """
-        self._warm[spec] = self._warm.pop(spec, None) or _Warm()
+        self._warm[spec] = self._warm.pop(spec) if spec in self._warm else _Warm()
         evicted: list[Attached] = []
         while len(self._warm) > self.max_specs:
             _, old = self._warm.popitem(last=False)
@@ -350,6 +350,6 @@ def _attach(client: docker.DockerClient, container_id: str) -> socket.socket:
 
 
 def _answers(attached: Attached, timeout: float) -> bool:
-    """Wait until the runner has said something (its ready line), without reading it."""
+    """Wait until the kernel has said something (its ready line), without reading it."""
     readable, _, _ = select.select([attached.sock], [], [], timeout)
     return bool(readable)

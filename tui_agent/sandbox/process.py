@@ -1,20 +1,20 @@
-"""Host side of the runner protocol, shared by every backend.
+"""Host side of the kernel protocol, shared by every backend.
 
-`RunnerSandbox` implements the Sandbox protocol on top of a `Launcher` (which starts runner.py
+`KernelSandbox` implements the Sandbox protocol on top of a `Launcher` (which starts kernel.py
 locally, under bubblewrap or in a container). It sends each request as one JSON line, reads the
-runner's messages through a bounded buffer, and enforces the request's timeout on the host. When
-a run overruns or the runner dies, it kills everything the runner started, starts a fresh
-runner and returns a result that says so (`state_lost`). Nothing waits without a deadline, and
+kernel's messages through a bounded buffer, and enforces the request's timeout on the host. When
+a run overruns or the kernel dies, it kills everything the kernel started, starts a fresh
+kernel and returns a result that says so (`state_lost`). Nothing waits without a deadline, and
 at most one response line (`max_result_bytes` plus room for logs) is held in memory. Tool calls
 the code makes during a run are answered by the run's `on_call` handler, inside the run's own
 deadline.
 
 The code can write to the protocol pipe too. Each request carries a fresh random run id that
-the runner's messages echo; a line that is not a well-formed message of the run in flight
+the kernel's messages echo; a line that is not a well-formed message of the run in flight
 (garbage, an oversized line, a message with no id or another run's) is dropped, and the run's
 logs end with one line saying how many were and why the first was. No such line can end the
 session or be taken for another run's result. (The code can find its own run's id in the
-runner's memory and make up its own result: no more than returning a value.)
+kernel's memory and make up its own result: no more than returning a value.)
 """
 
 from __future__ import annotations
@@ -55,9 +55,9 @@ from tui_agent.sandbox.models import (
     items_of,
 )
 
-RUNNER_FILE = Path(__file__).with_name("runner.py")
+KERNEL_FILE = Path(__file__).with_name("kernel.py")
 LOG_LIMIT = 1 << 20
-"""Bytes of output the runner keeps per run (runner.LOG_LIMIT)."""
+"""Bytes of output the kernel keeps per run (kernel.LOG_LIMIT)."""
 MAX_RESULT_BYTES = 32 << 20
 START_TIMEOUT = 30.0
 EXIT_TIMEOUT = 5.0
@@ -68,12 +68,12 @@ LogCallback = Callable[[list[LogLine]], None]
 """Called with the lines a run printed since the last call, while it runs (about every 0.2 s)."""
 
 
-def runner_command(
-    python: str, runner: str, limits: Limits, max_result_bytes: int = MAX_RESULT_BYTES
+def kernel_command(
+    python: str, kernel: str, limits: Limits, max_result_bytes: int = MAX_RESULT_BYTES
 ) -> list[str]:
-    """argv that starts runner.py (at path `runner`) with `python` and these limits."""
-    config = {"limits": limits.runner_config(), "max_result_bytes": max_result_bytes}
-    return [python, "-B", runner, json.dumps(config, separators=(",", ":"))]
+    """argv that starts kernel.py (at path `kernel`) with `python` and these limits."""
+    config = {"limits": limits.kernel_config(), "max_result_bytes": max_result_bytes}
+    return [python, "-B", kernel, json.dumps(config, separators=(",", ":"))]
 
 
 class Writer(Protocol):
@@ -88,7 +88,7 @@ class Writer(Protocol):
 
 @dataclass
 class Connection:
-    """The pipes of one started runner."""
+    """The pipes of one started kernel."""
 
     requests: Writer
     responses: asyncio.StreamReader
@@ -96,26 +96,26 @@ class Connection:
 
 
 class Launcher(Protocol):
-    """Starts and stops the runner of one sandbox; one runner at a time."""
+    """Starts and stops the kernel of one sandbox; one kernel at a time."""
 
     async def spawn(self) -> Connection:
-        """Start a runner; raises SandboxError (one line) when it cannot be started."""
+        """Start a kernel; raises SandboxError (one line) when it cannot be started."""
 
     async def started(self) -> None:
-        """The runner said it is ready (nothing of the user's has run yet)."""
+        """The kernel said it is ready (nothing of the user's has run yet)."""
 
     async def stop(self) -> None:
-        """Kill the runner and everything it started, and wait until they are gone."""
+        """Kill the kernel and everything it started, and wait until they are gone."""
 
     async def exit_reason(self) -> str:
-        """After the runner's output ended: why it is gone, e.g. 'runner died (signal 9, ...)'."""
+        """After the kernel's output ended: why it is gone, e.g. 'kernel died (signal 9, ...)'."""
 
     async def close(self) -> None:
-        """Stop the runner and release what the launcher holds."""
+        """Stop the kernel and release what the launcher holds."""
 
 
 class SubprocessLauncher:
-    """Runs the runner as a host subprocess in its own session; kills its whole tree."""
+    """Runs the kernel as a host subprocess in its own session; kills its whole tree."""
 
     def __init__(
         self,
@@ -178,18 +178,18 @@ class SubprocessLauncher:
     async def exit_reason(self) -> str:
         process = self._process
         if process is None:
-            return "runner not started"
+            return "kernel not started"
         try:
             code = await asyncio.wait_for(process.wait(), EXIT_TIMEOUT)
         except TimeoutError:
-            return "runner closed its protocol pipe and stopped answering"
+            return "kernel closed its protocol pipe and stopped answering"
         return self.describe_exit(code)
 
     def describe_exit(self, code: int) -> str:
-        """A returncode in words ('runner died (signal 9, SIGKILL)')."""
+        """A returncode in words ('kernel died (signal 9, SIGKILL)')."""
         if code < 0:
             return signal_reason(-code)
-        return f"runner exited with code {code}"
+        return f"kernel exited with code {code}"
 
     async def close(self) -> None:
         await self.stop()
@@ -214,7 +214,7 @@ async def _gone(process: asyncio.subprocess.Process) -> None:
 
 
 def signal_reason(number: int) -> str:
-    """Why a runner killed by signal `number` is gone."""
+    """Why a kernel killed by signal `number` is gone."""
     try:
         name = signal.Signals(number).name
     except ValueError:
@@ -227,7 +227,7 @@ def signal_reason(number: int) -> str:
         "SIGBUS": "crashed",
         "SIGABRT": "aborted",
     }.get(name)
-    return f"runner died (signal {number}, {name}" + (f": {cause})" if cause else ")")
+    return f"kernel died (signal {number}, {name}" + (f": {cause})" if cause else ")")
 
 
 class _LineReader:
@@ -307,16 +307,16 @@ class _RunLogs:
         if self.ignored:
             lines = "1 line" if self.ignored == 1 else f"{self.ignored:,} lines"
             notes.append(
-                f"[tui-agent: ignored {lines} on the runner's channel that were not this run's "
+                f"[tui-agent: ignored {lines} on the kernel's channel that were not this run's "
                 f"messages (written by the code, or late); the first: {self._first_ignored}]"
             )
         return [*self.lines, *(LogLine(stream="stderr", text=note) for note in notes)]
 
 
-class RunnerSandbox:
-    """A Sandbox backed by one long-lived runner process, restarted when it is lost."""
+class KernelSandbox:
+    """A Sandbox backed by one long-lived kernel process, restarted when it is lost."""
 
-    name = "runner"
+    name = "kernel"
     isolated = True
 
     def __init__(self, launcher: Launcher, *, max_result_bytes: int = MAX_RESULT_BYTES) -> None:
@@ -374,7 +374,7 @@ class RunnerSandbox:
             if reply is None:
                 closed = self._closed
                 reason = "the sandbox was closed" if closed else await self.launcher.exit_reason()
-                return await self._fault(logs, began, reason, "RunnerDied", reason)
+                return await self._fault(logs, began, reason, "KernelDied", reason)
             return self._result(reply, logs, began, state_lost)
 
     async def reset(self) -> None:
@@ -431,7 +431,7 @@ class RunnerSandbox:
         self, request: bytes, run: str, logs: _RunLogs, on_call: CallHandler | None
     ) -> ResultMessage | None:
         """Send the request of run `run`, answering the tool calls of that run; its result
-        message, or None if the runner died. Every other line is ignored (noted in `logs`)."""
+        message, or None if the kernel died. Every other line is ignored (noted in `logs`)."""
         assert self._writer and self._reader
         if not await self._send(request):
             return None
@@ -455,7 +455,7 @@ class RunnerSandbox:
                     return None
 
     async def _next_message(self) -> Message | str | None:
-        """The next line as a message, or why it is none; None once the runner is gone."""
+        """The next line as a message, or why it is none; None once the kernel is gone."""
         assert self._reader
         line = await self._reader.next()
         if line is None:
@@ -468,7 +468,7 @@ class RunnerSandbox:
         return read_message(line)
 
     async def _send(self, data: bytes) -> bool:
-        """Write `data` to the runner; False when its end of the pipe is gone."""
+        """Write `data` to the kernel; False when its end of the pipe is gone."""
         assert self._writer
         try:
             self._writer.write(data)
@@ -480,9 +480,9 @@ class RunnerSandbox:
     async def _fault(
         self, logs: _RunLogs, began: float, reason: str, kind: str, message: str
     ) -> ExecuteResult:
-        """The result of a run whose runner is gone: kill what is left, start a fresh one."""
+        """The result of a run whose kernel is gone: kill what is left, start a fresh one."""
         await self._stop()
-        trace = self._diagnostics_text() if kind == "RunnerDied" else ""
+        trace = self._diagnostics_text() if kind == "KernelDied" else ""
         note = "the sandbox was restarted and its state (variables, imports) is lost"
         if self._closed:
             note = "the sandbox is closed"

@@ -274,7 +274,7 @@ def _recover_stale(workspace: Path) -> None:
     those whose copy-back failed before.
 
     An image whose folder is gone (deleted, or moved away with the image still bound over it,
-    as a test runner's old temporary folders are) has nowhere to go back to: every mount of it
+    as a test kernel's old temporary folders are) has nowhere to go back to: every mount of it
     is removed and nothing is copied. One that cannot be recovered now is left for a later
     hold: it never fails the hold being made for another workspace, but it does fail (one
     line) the hold of its own `workspace`, whose newer files it would otherwise overwrite.

@@ -97,8 +97,8 @@ class BatchWriter:
     def _write_one(self, append: Append, claimed: set[str]) -> None:
         summary = append.summary
         if summary is None:
-            rows = self.conn.execute(SELECT_EVENTS, (append.session_id, 0))
-            stored = load_events(self._path, append.session_id, rows)
+            cursor = self.conn.execute(SELECT_EVENTS, (append.session_id, 0))
+            stored = load_events(self._path, append.session_id, cursor)
             summary = fold([*stored, append.event]).summary()
         self.conn.execute(APPEND_EVENT, append.event_params(summary))
         implied = derived_statements(append.event, append.json)

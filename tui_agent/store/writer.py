@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -80,7 +80,7 @@ class AppendWriter:
                 batch = [self._queue.popleft() for _ in range(min(MAX_BATCH, len(self._queue)))]
                 appends = [append for append, _ in batch]
                 try:
-                    outcomes = await loop.run_in_executor(
+                    outcomes: Sequence[Exception | None] = await loop.run_in_executor(
                         self._executor, self._batches.write, appends
                     )
                 except Exception as exc:  # not the database's doing (a bug)

@@ -4,7 +4,7 @@
 streamable HTTP, on the official `mcp` SDK); `generate_packages` writes one `<server>_tools`
 package per server (one typed function per tool) plus `workspace_tools`, again only when a
 server's tool list changed; `ToolRouter` answers the calls a running program sends over the
-sandbox runner's channel, the workspace tools behind `WorkspaceGuard`'s folder guards;
+sandbox kernel's channel, the workspace tools behind `WorkspaceGuard`'s folder guards;
 `check_program` refuses programs that reach past the tools before they run (a guard against
 model mistakes; the sandbox is the security boundary). `Toolset` puts them together.
 """

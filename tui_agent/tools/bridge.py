@@ -1,4 +1,4 @@
-"""The host's side of a program's tool calls: each call, sent over the sandbox runner's
+"""The host's side of a program's tool calls: each call, sent over the sandbox kernel's
 channel as `<server>.<tool>`, is answered by that MCP server, or by the workspace tools behind
 their folder guards. A call that cannot complete (the server is gone, or it took longer than
 the per-call timeout) is a failure the program gets as ToolCallFailed; a tool's own error is

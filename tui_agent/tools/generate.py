@@ -93,7 +93,7 @@ def generate_package(server: ServerTools, out: Path) -> Generated:
 
 def generate_packages(servers: Sequence[ServerTools], out: Path) -> list[Generated]:
     """Every server's package in `out` (created if missing), plus the type stub of the
-    runner's bridge module that mypy reads for them."""
+    kernel's bridge module that mypy reads for them."""
     try:
         out.mkdir(parents=True, exist_ok=True)
         stub = out / STUB

@@ -19,7 +19,7 @@ from tui_agent.agents.task.context import ContextChange
 from tui_agent.llm.actions import fenced_blocks
 
 PREDEFINED = frozenset({"context", "url", "html"})
-"""Globals the sandbox's runner defines before the code runs."""
+"""Globals the sandbox's kernel defines before the code runs."""
 TOOL_NAMES = frozenset({"search_documentation"})
 KNOWN_LIBRARIES = frozenset({"pandas", "numpy", "fitz", "pypdf", "PIL", "requests"})
 MAX_LISTED_KEYS = 15
@@ -68,7 +68,7 @@ def context_access_problem(code: str, context_keys: Sequence[str]) -> str | None
 
 
 def serialization_problem(non_serializable: Sequence[str]) -> str | None:
-    """The refusal for values JSON cannot hold, by key path (the runner's report), or None."""
+    """The refusal for values JSON cannot hold, by key path (the kernel's report), or None."""
     paths = [path for path in non_serializable if path.startswith(("context", "result"))]
     if not paths:
         return None

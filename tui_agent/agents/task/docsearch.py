@@ -64,7 +64,7 @@ def {ENTRYPOINT}(library, query, source):
     exec(compile(source, "<search_documentation>", "exec"), namespace)
     return namespace["search"](library, query)
 '''
-"""The code the sandbox runs: one function, called by the runner with the library, the query
+"""The code the sandbox runs: one function, called by the kernel with the library, the query
 and the search's source, that removes itself from the globals before doing anything else."""
 
 

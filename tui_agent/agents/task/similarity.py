@@ -222,7 +222,8 @@ def _apply_synonyms(tokens: list[str]) -> list[str]:
 
 def _replace_phrases(tokens: list[str]) -> list[str]:
     """Replace the longest known phrase at each position by its canonical word (or nothing)."""
-    out, i = [], 0
+    out: list[str] = []
+    i = 0
     while i < len(tokens):
         for size in range(min(_LONGEST_PHRASE, len(tokens) - i), 0, -1):
             replacement = _PHRASES.get(tuple(tokens[i : i + size]))
@@ -240,7 +241,10 @@ def _replace_phrases(tokens: list[str]) -> list[str]:
 def _canonical(normalised: str) -> tuple[tuple[tuple[str, ...], ...], ...]:
     """Clauses in order; in each, the fixed words in order, then the prepositional phrases
     sorted by their preposition (phrases sharing one keep their order)."""
-    clauses, fixed, phrases, current = [], [], [], []
+    clauses: list[tuple[tuple[str, ...], ...]] = []
+    fixed: list[str] = []
+    phrases: list[tuple[str, ...]] = []
+    current: list[str] = []
 
     def close_phrase() -> None:
         if current and current[0] in _MOVABLE:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from textual import on
 from textual.app import ComposeResult
@@ -24,7 +24,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Static
 
 from tui_agent.analysis import is_empty
-from tui_agent.events import Artifact, FieldChange, RefinementProgress
+from tui_agent.events import Artifact, ChangeVerdict, FieldChange, RefinementProgress
 from tui_agent.formatting import artifact_text
 from tui_agent.session import SessionState
 from tui_agent.tui.paths import styles_dir
@@ -80,7 +80,11 @@ def changes_from_summary(summary: str) -> list[FieldChange]:
         samples = [(QUOTED, quoted)] if quoted else []
         changes.append(
             FieldChange(
-                field=match["field"], before=before, after=after, verdict=verdict, samples=samples
+                field=match["field"],
+                before=before,
+                after=after,
+                verdict=cast(ChangeVerdict, verdict),
+                samples=samples,
             )
         )
     return changes

@@ -49,7 +49,7 @@ def diff_rows(old: str, new: str, context: int = CONTEXT) -> list[DiffRow]:
         for i, j in zip_longest(olds, news):
             rows.append(
                 DiffRow(
-                    tag,  # type: ignore[arg-type]
+                    tag,
                     None if i is None else i + 1,
                     None if i is None else a[i],
                     None if j is None else j + 1,

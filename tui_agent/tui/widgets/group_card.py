@@ -69,8 +69,8 @@ def item_summary(group: CallGroup) -> str:
     results = [c.result for c in group.calls if c.result is not None]
     saved = [r for r in results if r.ok and r.name == "SAVE"]
     failed = [r for r in results if not r.ok]
-    chosen = (failed or saved or results or [None])[-1]
-    return _first_line(chosen.output) if chosen is not None else ""
+    chosen = failed or saved or results
+    return _first_line(chosen[-1].output) if chosen else ""
 
 
 def folded_content(group: CallGroup, closed: str | None = None) -> Content:

@@ -199,8 +199,8 @@ class ItemsTable(Widget):
         if band == "low":
             subtitle.append(" ")
             subtitle.append("Fix", style("items-table--fix"))
-        align = "right" if field.type == "number" and not field.mixed else "left"
-        return GridColumn(key, title, subtitle, align)
+        right = field.type == "number" and not field.mixed
+        return GridColumn(key, title, subtitle, "right" if right else "left")
 
     def notify_style_update(self) -> None:
         super().notify_style_update()

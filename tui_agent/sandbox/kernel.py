@@ -1,6 +1,6 @@
-"""The tui-agent runner: a stdlib-only Python kernel that runs inside every sandbox backend.
+"""The tui-agent kernel: a stdlib-only Python kernel that runs inside every sandbox backend.
 
-Started as ``python3 runner.py [CONFIG_JSON]``, it speaks JSON lines over the stdin and stdout it
+Started as ``python3 kernel.py [CONFIG_JSON]``, it speaks JSON lines over the stdin and stdout it
 was started with. It moves them to private descriptors at once: the user's code gets fd 0 from
 /dev/null and fds 1 and 2 as pipes whose output becomes logs, so nothing it prints, writes with
 ``os.write`` or lets a subprocess print can reach the protocol.
@@ -16,7 +16,7 @@ reported, as values JSON cannot hold are). Config (optional): ``{"limits": {"mem
 "processes", "file_size_mb", "cpu_seconds", "open_files"}, "max_result_bytes"}``.
 
 Tool calls: while a run goes on, its code may call ``tui_agent_bridge.call(tool, arguments)``.
-The runner sends ``{"type": "call", "run", "id", "tool", "arguments"}`` (after the lines printed
+The kernel sends ``{"type": "call", "run", "id", "tool", "arguments"}`` (after the lines printed
 so far), the host answers with one line, ``{"op": "answer", "id", "output"}`` or ``{"op":
 "answer", "id", "failure"}``, and the call returns the output or raises
 ``tui_agent_bridge.ToolCallFailed`` with the failure. Calls are made one at a time; the code
@@ -372,7 +372,7 @@ def _bridge_module(bridge):
     return module
 
 
-class Runner:
+class Kernel:
     """Runs requests in one persistent namespace and builds their result messages."""
 
     def __init__(self, channel, logs, pipes, config, bridge):
@@ -414,7 +414,7 @@ class Runner:
         stopped = stop_children()
         if stopped:
             note = f"[tui-agent: stopped {stopped} processes the run left running]\n"
-            self.logs.write("runner", "stderr", note)
+            self.logs.write("kernel", "stderr", note)
         self.pipes.sync()
         self.logs.end_run()
         context = self.namespace.get("context")
@@ -486,7 +486,7 @@ class Runner:
         return last_value
 
     def _wait(self, awaitable):
-        """Run `awaitable` to its end on the runner's event loop (kept between runs)."""
+        """Run `awaitable` to its end on the kernel's event loop (kept between runs)."""
         import asyncio
 
         if self.loop is None or self.loop.is_closed():
@@ -687,7 +687,7 @@ def _display(frame_file, current):
 
 
 def stop_children():
-    """Kill every process this runner still has below it; returns how many there were."""
+    """Kill every process this kernel still has below it; returns how many there were."""
     stopped = set()
     for _ in range(1000):
         pids = _children()
@@ -719,7 +719,7 @@ def _children():
 
 
 def _leave_forked_child():
-    """A process the user's code forked has finished the code: it must not act as the runner."""
+    """A process the user's code forked has finished the code: it must not act as the kernel."""
     try:
         sys.stdout.flush()
         sys.stderr.flush()
@@ -795,13 +795,13 @@ def main():
     os.dup2(null, 0)
     os.close(null)
     logs = Logs()
-    runner = None
-    pipes = Pipes(logs, lambda: runner and runner.tick())
+    kernel = None
+    pipes = Pipes(logs, lambda: kernel and kernel.tick())
     bridge = Bridge(channel, logs, pipes)
     sys.modules["tui_agent_bridge"] = _bridge_module(bridge)
-    runner = Runner(channel, logs, pipes, config, bridge)
+    kernel = Kernel(channel, logs, pipes, config, bridge)
     if limits.get("cpu_seconds"):
-        signal.signal(signal.SIGXCPU, runner.on_cpu_limit)
+        signal.signal(signal.SIGXCPU, kernel.on_cpu_limit)
     sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
     sys.stdout = Capture(logs, pipes, "stdout", 1)
     sys.stderr = Capture(logs, pipes, "stderr", 2)
@@ -819,7 +819,7 @@ def main():
             continue
         if op != "execute":
             failure = {"type": "result", "run": request.get("run"), "success": False}
-            message = f"not a request the runner knows: {line[:80]!r}"
+            message = f"not a request the kernel knows: {line[:80]!r}"
             failure["error"] = {"type": "ProtocolError", "message": message, "traceback": ""}
             with channel.lock:
                 channel.send(_line({**failure, "lines": [], "dropped": 0}))
@@ -828,7 +828,7 @@ def main():
             sys.stdout = Capture(logs, pipes, "stdout", 1)
         if not isinstance(sys.stderr, Capture) or sys.stderr.closed:
             sys.stderr = Capture(logs, pipes, "stderr", 2)
-        runner.execute(request)
+        kernel.execute(request)
 
 
 if __name__ == "__main__":
