@@ -10,7 +10,7 @@ ends in an outcome whose `error` says why. Provider failures raise `LLMError`.
 from __future__ import annotations
 
 import inspect
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from tui_agent.events import LLMCall
@@ -99,7 +99,7 @@ async def stream_action(
     max_repairs: int = MAX_REPAIRS,
     prose_answers: bool = False,
     needs_code: bool = False,
-) -> AsyncIterator[ActionStreamItem]:
+) -> AsyncGenerator[ActionStreamItem, None]:
     """Run one turn; see the module docstring for what is yielded. With `prose_answers`, a
     reply holding neither an action nor code is the final answer (see `parse_action`); with
     `needs_code` (refinement), a reply with no code is unusable, so re-asked."""
