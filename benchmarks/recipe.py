@@ -38,7 +38,8 @@ from tui_agent.demo_site import DemoSite
 from tui_agent.recorder import SessionRunner
 from tui_agent.store import Store
 from tui_agent.web.browser import Browser
-from tui_agent.web.recipe import RecipeExecutor, load_recipe
+from tui_agent.web.phase import collect
+from tui_agent.web.recipe import RecipeExecutor, RunOutcome, load_recipe
 
 RECIPES = Path(__file__).resolve().parents[1] / "recipes"
 FIELDS = ("title", "price", "currency", "rating", "date", "seller", "category", "tags")
@@ -92,10 +93,8 @@ async def timed(site: DemoSite, layout: str, count: int, executor: bool) -> floa
         began = time.perf_counter()
         if executor:
             recipe = load_recipe(RECIPES / f"demo-{layout}.json")
-            run = RecipeExecutor(page, recipe, max_items=count)
-            async for _event in run.run():
-                pass
-            read = len(run.items)
+            _, ran = await collect(RecipeExecutor(page, recipe, max_items=count).run(), RunOutcome)
+            read = len(ran.items)
         else:
             read = await SCRIPTS[layout](page, count)
         elapsed = time.perf_counter() - began

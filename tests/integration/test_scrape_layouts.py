@@ -23,7 +23,7 @@ import pytest
 from support.requirements import require_chromium
 
 from tui_agent.agents.recipe_run import recipe_session
-from tui_agent.agents.scrape import ScrapeAgent, scrape_session
+from tui_agent.agents.scrape import ScrapeAgent, TaskReading, scrape_session
 from tui_agent.config import ConfigError, Settings
 from tui_agent.demo_site import ES_FIELDS, ROWS_PAGE_SIZE, DemoSite
 from tui_agent.events import Artifact, LLMCall, Log
@@ -31,6 +31,7 @@ from tui_agent.llm.client import LLM, RetryPolicy
 from tui_agent.recorder import SessionRunner
 from tui_agent.session import SessionState
 from tui_agent.store import Store
+from tui_agent.web.phase import collect
 from tui_agent.web.plan import parse_strategy
 
 pytestmark = pytest.mark.chromium
@@ -211,15 +212,16 @@ async def test_a_task_in_another_language_is_read_by_the_model(demo_site):
             demo_site.url("filter"), "Estrai 7 prodotti da cucina, i meno cari prima", llm=llm,
             max_items=None,
         )  # fmt: skip
-        events = [event async for event in agent._read_task()]
+        events, reading = await collect(agent._read_task(), TaskReading)
         assert "Estrai 7 prodotti" in model.requests[0].messages[-1]["content"]
     assert [type(e) for e in events] == [LLMCall, Log]
-    assert (agent.intent.max_items, agent.intent.filters, agent.intent.sort) == (
+    assert (reading.intent.max_items, reading.intent.filters, reading.intent.sort) == (
         7, ["kitchen"], "price_asc"
     )  # fmt: skip
-    assert agent.max_items == 7
+    assert reading.max_items == 7
     english = ScrapeAgent(demo_site.url("filter"), "Extract 7 kitchen items", llm=llm, max_items=7)
-    assert [event async for event in english._read_task()] == []  # read offline, no call
+    events, reading = await collect(english._read_task(), TaskReading)
+    assert events == [] and reading.max_items == 7  # read offline, no call
 
 
 def test_bad_wait_and_parse_details_are_refused_before_anything_is_recorded(tmp_path, demo_site):

@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from tui_agent.web.generate.dry_run import DryRunResult, verdict
+from tui_agent.web.generate.dry_run import DryRunOutcome, verdict
 from tui_agent.web.generate.recipe_writer import (
     build_recipe,
     describe,
@@ -250,17 +250,17 @@ def test_an_empty_card_field_makes_the_items_get_clicked():
 def test_the_verdict_wants_enough_items_and_every_field_read_once():
     recipe = build(strategy())
     full = {"title": "A", "price": "$1", "url": "http://x/a"}
-    assert verdict(recipe, DryRunResult(items=[full, full], present=24), 2).ok
+    assert verdict(recipe, DryRunOutcome(items=[full, full], present=24), 2).ok
     # A list of one item needs one.
-    assert verdict(recipe, DryRunResult(items=[full], present=1), 2).ok
-    few = verdict(recipe, DryRunResult(items=[full], present=24, skipped=["item 2 skipped"]), 2)
+    assert verdict(recipe, DryRunOutcome(items=[full], present=1), 2).ok
+    few = verdict(recipe, DryRunOutcome(items=[full], present=24, skipped=["item 2 skipped"]), 2)
     assert few.error == "the dry run saved 1 of 2 items: item 2 skipped"
-    assert not verdict(recipe, DryRunResult(items=[], present=0), 2).ok
-    stopped = verdict(recipe, DryRunResult(failure='no list items: LIST_ITEM "x"'), 2)
+    assert not verdict(recipe, DryRunOutcome(items=[], present=0), 2).ok
+    stopped = verdict(recipe, DryRunOutcome(failure='no list items: LIST_ITEM "x"'), 2)
     assert stopped.error == 'the dry run stopped after 0 items: no list items: LIST_ITEM "x"'
     # A field read in one item of two is fine; one read in none names its binding.
     items = [full | {"price": None}, full | {"price": "", "url": None}]
-    judged = verdict(recipe, DryRunResult(items=items, present=24), 2)
+    judged = verdict(recipe, DryRunOutcome(items=items, present=24), 2)
     assert judged.empty == {"price": "DETAILS_FIELDS price (`aside.detail .cost`)"}
     assert (
         judged.error == "empty in all 2 dry-run items: DETAILS_FIELDS price (`aside.detail .cost`)"
@@ -273,7 +273,7 @@ def test_items_that_cannot_be_clicked_after_the_first_point_at_close_details():
         f'item {n} skipped: LIST_ITEM "article.hit" item {n} could not be clicked'
         for n in (2, 3, 4)
     ]
-    blocked = DryRunResult(items=[full], present=24, skipped=reasons, gave_up=True)
+    blocked = DryRunOutcome(items=[full], present=24, skipped=reasons, gave_up=True)
     judged = verdict(build(strategy()), blocked, 2)
     assert judged.error == (
         f"the dry run saved 1 of 2 items: {reasons[0]} (3 items skipped: stopped); the first "
@@ -283,7 +283,7 @@ def test_items_that_cannot_be_clicked_after_the_first_point_at_close_details():
     # With a close control named, or no item saved at all, the hint would mislead.
     closing = build(strategy(close_details="aside.detail button.close"))
     assert "CLOSE_DETAILS" not in verdict(closing, blocked, 2).error
-    nothing = DryRunResult(items=[], present=24, skipped=reasons)
+    nothing = DryRunOutcome(items=[], present=24, skipped=reasons)
     assert "CLOSE_DETAILS" not in verdict(build(strategy()), nothing, 2).error
 
 

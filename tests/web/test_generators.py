@@ -17,7 +17,7 @@ from support.scripted_model import ScriptedModel, text
 from tui_agent.demo_site.anatomy import ANATOMY, ITEM, LIST
 from tui_agent.events import Event, LLMCall, Log, ToolCall, ToolResult
 from tui_agent.llm.client import LLM, RetryPolicy
-from tui_agent.web.generate import GeneratorPhase
+from tui_agent.web.generate import FragmentsOutcome, GeneratorPhase
 from tui_agent.web.generate.controls import (
     Control,
     Option,
@@ -26,8 +26,9 @@ from tui_agent.web.generate.controls import (
     sort_matches,
 )
 from tui_agent.web.generate.list_checks import check_filter, check_search, check_sort
+from tui_agent.web.phase import collect
 from tui_agent.web.plan import Fragment, needed_generators, parse_intent
-from tui_agent.web.recipe import RecipeExecutor, parse_recipe
+from tui_agent.web.recipe import RecipeExecutor, RunOutcome, parse_recipe
 
 FILTER = ANATOMY["filter"].extra
 TITLES = f"{LIST} > {ITEM} .card-title"
@@ -37,12 +38,12 @@ async def generate(page, url: str, task: str, llm: LLM | None = None, item: str 
     """Run the phase for `task` on `url`; every ToolCall must get its ToolResult."""
     needed = needed_generators(parse_intent(task))
     phase = GeneratorPhase(page, url, task, needed, item_selector=item, llm=llm)
-    events: list[Event] = [event async for event in phase.run()]
+    events, made = await collect(phase.run(), FragmentsOutcome)
     calls = [e.call_id for e in events if isinstance(e, ToolCall)]
     assert calls == [e.call_id for e in events if isinstance(e, ToolResult)]
     assert len(set(calls)) == len(calls)
-    assert all(fragment.verified for fragment in phase.fragments)
-    return phase, events
+    assert all(fragment.verified for fragment in made.fragments)
+    return made, events
 
 
 async def run_fragments(page, url: str, fragments: list[Fragment], item: str = ITEM) -> None:
@@ -59,7 +60,7 @@ async def run_fragments(page, url: str, fragments: list[Fragment], item: str = I
         }
     )
     await page.goto(url)
-    events = [event async for event in RecipeExecutor(page, recipe).run()]
+    events, _ = await collect(RecipeExecutor(page, recipe).run(), RunOutcome)
     assert all(event.ok for event in events if isinstance(event, ToolResult))
 
 
@@ -90,9 +91,9 @@ def warnings(events: list[Event]) -> list[str]:
 )
 async def test_a_sort_fragment_orders_the_list_as_asked(page, demo_site, task, value):
     url = demo_site.url("filter")
-    phase, _ = await generate(page, url, task)
-    assert phase.error is None
-    [fragment] = phase.fragments
+    made, _ = await generate(page, url, task)
+    assert made.failure is None
+    [fragment] = made.fragments
     assert (fragment.generator, fragment.option) == ("SortGenerator", value)
     assert await same_element(page, fragment.target, FILTER["sort"])
     await run_fragments(page, url, [fragment])
@@ -105,11 +106,11 @@ async def test_filter_sort_and_search_fragments_each_and_together_give_the_groun
 ):
     url = demo_site.url("filter")
     task = "Get the first 50 kitchen products sorted by price, cheapest first, matching 'oak'"
-    phase, events = await generate(page, url, task)
-    assert phase.error is None
+    made, events = await generate(page, url, task)
+    assert made.failure is None
     assert not any(isinstance(e, LLMCall) for e in events)
     assert page.url == url  # the page is left as it was found
-    filter_, sort, search = phase.fragments
+    filter_, sort, search = made.fragments
     assert [filter_.generator, sort.generator, search.generator] == [
         "FilterGenerator",
         "SortGenerator",
@@ -137,7 +138,7 @@ async def test_filter_sort_and_search_fragments_each_and_together_give_the_groun
         assert await same_element(page, fragment.target, FILTER[control])
         assert await page.locator(TITLES).all_inner_texts() == truth_titles(demo_site, **query)
     assert await same_element(page, filter_.commands[1]["selector"], FILTER["submit"])
-    await run_fragments(page, url, phase.fragments)
+    await run_fragments(page, url, made.fragments)
     expected = truth_titles(demo_site, category="kitchen", sort="price-asc", q="oak")
     assert 1 < len(expected) < len(kitchen)
     assert await page.locator(TITLES).all_inner_texts() == expected
@@ -145,12 +146,12 @@ async def test_filter_sort_and_search_fragments_each_and_together_give_the_groun
 
 @in_chromium
 async def test_an_option_the_page_lacks_gives_no_fragment_and_says_why(page, demo_site):
-    phase, events = await generate(page, demo_site.url("filter"), "Extract garden items")
-    assert phase.fragments == []
-    assert phase.error is not None
-    assert phase.error.startswith("FilterGenerator could not filter the list to 'garden'")
-    assert "(All categories, Kitchen, Home, Outdoor, Office)" in phase.error
-    assert phase.error in warnings(events)
+    made, events = await generate(page, demo_site.url("filter"), "Extract garden items")
+    assert made.fragments == []
+    assert made.failure is not None
+    assert made.failure.startswith("FilterGenerator could not filter the list to 'garden'")
+    assert "(All categories, Kitchen, Home, Outdoor, Office)" in made.failure
+    assert made.failure in warnings(events)
     assert not any(isinstance(e, ToolCall) and e.name == "SELECT" for e in events)
 
 
@@ -159,19 +160,19 @@ async def test_a_page_whose_only_controls_are_links_filters_by_a_link(page, demo
     """The panel layout has no form: its sidebar's category links lead to that category's
     products, so they filter; nothing there sorts or searches."""
     task = "Get 10 kitchen products sorted by price matching 'oak'"
-    phase, _ = await generate(page, demo_site.url("panel"), task)
-    [link] = phase.fragments
+    made, _ = await generate(page, demo_site.url("panel"), task)
+    [link] = made.fragments
     assert link.commands == [
         {"type": "CLICK", "selector": "nav.sidebar a", "text": "Kitchen"},
         {"type": "WAIT_FOR", "target": "list", "changed": True},
     ]
     kitchen = truth_titles(demo_site, category="kitchen")
     assert link.evidence == f"240 -> {len(kitchen)} items, all Kitchen"
-    assert phase.error is not None
+    assert made.failure is not None
     sort = "SortGenerator could not sort the list by price, lowest first: nothing on the page "
-    assert sort + "matches (found " in phase.error
+    assert sort + "matches (found " in made.failure
     assert "SearchGenerator could not search for 'oak': the page has no text inputs" in (
-        phase.error
+        made.failure
     )
     await run_fragments(page, demo_site.url("panel"), [link])
     assert await page.locator(TITLES).all_inner_texts() == kitchen
@@ -183,9 +184,9 @@ async def test_a_needed_generator_the_task_gives_nothing_to_do_is_reported(page,
     phase = GeneratorPhase(
         page, demo_site.url("filter"), "Extract 20 items", needed, item_selector=ITEM
     )
-    events = [event async for event in phase.run()]
-    assert phase.fragments == []
-    assert phase.error == (
+    events, made = await collect(phase.run(), FragmentsOutcome)
+    assert made.fragments == []
+    assert made.failure == (
         "FilterGenerator is needed but the task names no value to filter by; "
         "SortGenerator is needed but the task names no order to sort by; "
         "SearchGenerator is needed but the task names nothing to search for"
@@ -199,9 +200,9 @@ async def test_the_model_picks_an_option_the_heuristic_cannot_and_it_is_verified
     answer = json.dumps({"selector": "select[name=category]", "value": "kitchen"})
     with ScriptedModel([text(answer)]) as server:
         llm = LLM(server.model(), api_base=server.api_base, retry=RetryPolicy(attempts=1))
-        phase, events = await generate(page, url, "Extract 30 cookware items", llm=llm)
-    assert phase.error is None
-    [fragment] = phase.fragments
+        made, events = await generate(page, url, "Extract 30 cookware items", llm=llm)
+    assert made.failure is None
+    [fragment] = made.fragments
     assert fragment.option == "kitchen"
     kitchen = truth_titles(demo_site, category="kitchen")
     assert fragment.evidence == f"240 -> {len(kitchen)} items, all Kitchen"
@@ -215,9 +216,9 @@ async def test_a_model_answer_naming_no_real_option_is_refused(page, demo_site):
     answer = json.dumps({"selector": "select[name=category]", "value": "garden"})
     with ScriptedModel([text(answer)]) as server:
         llm = LLM(server.model(), api_base=server.api_base, retry=RetryPolicy(attempts=1))
-        phase, events = await generate(page, demo_site.url("filter"), "Extract garden items", llm)
-    assert phase.fragments == []
-    assert phase.error == (
+        made, events = await generate(page, demo_site.url("filter"), "Extract garden items", llm)
+    assert made.fragments == []
+    assert made.failure == (
         "FilterGenerator could not filter the list to 'garden': the model chose option "
         "'garden', which 'select[name=category]' does not have"
     )
@@ -278,16 +279,16 @@ def shop_url(tmp_path: Path) -> str:
 @in_chromium
 async def test_client_side_controls_without_a_submit_are_found_and_verified(page, shop_url):
     task = "Extract 10 items in category Tools, most expensive first, search for saw"
-    phase, _ = await generate(page, shop_url, task, item=".row")
-    assert phase.error is None
-    filter_, sort, search = phase.fragments
+    made, _ = await generate(page, shop_url, task, item=".row")
+    assert made.failure is None
+    filter_, sort, search = made.fragments
     assert filter_.commands == [
         {"type": "SELECT", "selector": "#kind", "value": "t"},
         {"type": "WAIT_FOR", "condition": {"exists": ".row"}},
     ]
     assert (sort.target, sort.option) == ("#order", "p")
     assert search.commands[1] == {"type": "PRESS", "selector": "#find", "key": "Enter"}
-    await run_fragments(page, shop_url, phase.fragments, item=".row")
+    await run_fragments(page, shop_url, made.fragments, item=".row")
     expected = sorted(
         (r for r in SHOP_ITEMS if r["kind"] == "Tools" and "saw" in r["name"].lower()),
         key=lambda r: -r["price"],
@@ -298,9 +299,9 @@ async def test_client_side_controls_without_a_submit_are_found_and_verified(page
 
 @in_chromium
 async def test_an_option_that_does_not_filter_is_not_verified(page, shop_url):
-    phase, events = await generate(page, shop_url, "Extract the garden items", item=".row")
-    assert phase.fragments == []
-    assert phase.error == (
+    made, events = await generate(page, shop_url, "Extract the garden items", item=".row")
+    assert made.fragments == []
+    assert made.failure == (
         "FilterGenerator could not filter the list to 'garden': "
         "6 of 7 items do not show 'Garden' (e.g. 'Claw Hammer Tools €12.50')"
     )
@@ -418,7 +419,7 @@ def test_sort_and_filter_options_are_read_in_other_languages_and_with_arrows() -
 
 @in_chromium
 async def test_the_dry_run_flags_an_item_that_reads_like_a_pager(browser, tmp_path):
-    from tui_agent.web.generate.dry_run import DryRun
+    from tui_agent.web.generate.dry_run import DryRun, DryRunOutcome
 
     rows = "".join(f"<tr><td><a href='/p/{n}'>Product {n}</a></td></tr>" for n in range(1, 3))
     page = tmp_path / "rows.html"
@@ -447,8 +448,8 @@ async def test_the_dry_run_flags_an_item_that_reads_like_a_pager(browser, tmp_pa
         }
     )
     trial = DryRun(browser, page.as_uri(), recipe, items=5)
-    events = [event async for event in trial.run()]
-    assert trial.result.control_like == ["← Previous | Next →"]
+    events, tried = await collect(trial.run(), DryRunOutcome)
+    assert tried.control_like == ["← Previous | Next →"]
     assert warnings(events) == [
         "dry run: an item looks like a page control, not an item: '← Previous | Next →' "
         "(LIST_ITEM may match a pager or a menu)"

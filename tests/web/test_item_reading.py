@@ -9,8 +9,9 @@ both, and a labelled field is found by its label when an item lacks the fields b
 import pytest
 from support.requirements import in_chromium
 
+from tui_agent.web.phase import collect
 from tui_agent.web.plan.field_names import CANDIDATES_JS, Candidate, name_fields
-from tui_agent.web.recipe import RecipeExecutor, parse_recipe
+from tui_agent.web.recipe import RecipeExecutor, RunOutcome, parse_recipe
 
 BLOCKS = {
     "spanish-inline": (
@@ -78,10 +79,8 @@ async def named(page, block: str, siblings=None) -> dict:
 
 async def read(page, bindings: dict) -> list[dict]:
     recipe = parse_recipe({**READ, "bindings": {**READ["bindings"], **bindings}})
-    executor = RecipeExecutor(page, recipe)
-    async for _ in executor.run():
-        pass
-    return executor.items
+    _, ran = await collect(RecipeExecutor(page, recipe).run(), RunOutcome)
+    return ran.items
 
 
 @in_chromium

@@ -16,10 +16,11 @@ from tui_agent.demo_site.anatomy import ANATOMY, CARD_LAYOUTS, ITEM, LIST
 from tui_agent.events import Event, Log, ToolCall, ToolResult
 from tui_agent.web.browser import Browser
 from tui_agent.web.generate.recipe_writer import build_recipe
-from tui_agent.web.plan import OfflinePlanner, Strategy
+from tui_agent.web.phase import collect
+from tui_agent.web.plan import OfflinePlanner, PlanOutcome, Strategy
 from tui_agent.web.plan.field_names import scoped
 from tui_agent.web.probe import Probes
-from tui_agent.web.recipe import RecipeExecutor, parse_recipe
+from tui_agent.web.recipe import RecipeExecutor, RunOutcome, parse_recipe
 
 pytestmark = [pytest.mark.chromium, pytest.mark.asyncio(loop_scope="module")]
 
@@ -38,16 +39,17 @@ def plans() -> dict[str, "Planned"]:
 
 
 class Planned:
-    """One planner run: its events, the planner and the probes it used."""
+    """One planner run: its events, its outcome, the planner and the probes it used."""
 
-    def __init__(self, planner: OfflinePlanner, events: list[Event]) -> None:
+    def __init__(self, planner: OfflinePlanner, events: list[Event], outcome: PlanOutcome) -> None:
         self.planner = planner
         self.events = events
+        self.outcome = outcome
 
     @property
     def strategy(self) -> Strategy:
-        assert self.planner.strategy is not None, self.planner.error
-        return self.planner.strategy
+        assert self.outcome.strategy is not None, self.outcome.failure
+        return self.outcome.strategy
 
     def verified(self, selector: str) -> bool:
         return selector in self.planner.probes.verified
@@ -60,8 +62,8 @@ async def plan(browser: Browser, url: str, task: str = "Extract 20 items", route
             await page.route("http://shop.test/**", route)
         await page.goto(url)
         planner = OfflinePlanner(Probes(page), task, url)
-        events = [event async for event in planner.run()]
-        return Planned(planner, events)
+        events, outcome = await collect(planner.run(), PlanOutcome)
+        return Planned(planner, events, outcome)
     finally:
         await page.context.close()
 
@@ -120,10 +122,8 @@ async def read(browser: Browser, url: str, strategy: Strategy, click: bool, rout
         if route is not None:
             await page.route("http://shop.test/**", route)
         await page.goto(url)
-        executor = RecipeExecutor(page, recipe, max_items=READ)
-        async for _ in executor.run():
-            pass
-        return executor.items
+        _, ran = await collect(RecipeExecutor(page, recipe, max_items=READ).run(), RunOutcome)
+        return ran.items
     finally:
         await page.context.close()
 
@@ -161,8 +161,8 @@ async def test_each_layouts_strategy_reads_the_ground_truth(browser, demo_site, 
     url = demo_site.url(layout)
     planned = await demo_plan(browser, demo_site, plans, layout)
     strategy, anatomy = planned.strategy, ANATOMY[layout]
-    assert planned.planner.error is None
-    assert planned.planner.output == strategy.to_markdown()
+    assert planned.outcome.failure is None
+    assert planned.outcome.output == strategy.to_markdown()
     well_formed(planned.events)
 
     # The list, the click and the list's controls are the layout's own.
@@ -237,14 +237,12 @@ async def test_the_built_recipe_extracts_the_ground_truth(browser, demo_site, pl
     page = await browser.page()
     try:
         await page.goto(url)
-        executor = RecipeExecutor(page, recipe)
-        async for _ in executor.run():
-            pass
+        _, ran = await collect(RecipeExecutor(page, recipe).run(), RunOutcome)
     finally:
         await page.context.close()
     truth = demo_site.ground_truth(layout)[:limit]
-    assert len(executor.items) == limit
-    assert accuracy(executor.items, truth, set(FIELDS)) >= 0.95
+    assert len(ran.items) == limit
+    assert accuracy(ran.items, truth, set(FIELDS)) >= 0.95
 
 
 # --- a generic shop: schema.org markup, table labels, only the title links ------------------
@@ -397,11 +395,11 @@ async def test_a_page_without_a_list_is_a_clear_error(browser):
     try:
         await page.set_content("<main><h1>About us</h1><p>We sell nothing.</p></main>")
         planner = OfflinePlanner(Probes(page), "Extract 20 items", "about:blank")
-        events = [event async for event in planner.run()]
+        events, planned = await collect(planner.run(), PlanOutcome)
     finally:
         await page.context.close()
-    assert planner.strategy is None
-    assert planner.error is not None
-    assert planner.error.startswith("no repeated list of items found on about:blank (waited ")
-    assert isinstance(events[-1], Log) and events[-1].message == planner.error
+    assert planned.strategy is None
+    assert planned.failure is not None
+    assert planned.failure.startswith("no repeated list of items found on about:blank (waited ")
+    assert isinstance(events[-1], Log) and events[-1].message == planned.failure
     assert [e.ok for e in events if isinstance(e, ToolResult)] == [False]

@@ -19,7 +19,14 @@ from tui_agent.llm import LLM, RetryPolicy
 from tui_agent.llm.errors import LLMError
 from tui_agent.session import fold
 from tui_agent.web.browser import Browser
-from tui_agent.web.plan import OfflinePlanner, Strategy, StrategyField, StrategyPlanner
+from tui_agent.web.phase import collect
+from tui_agent.web.plan import (
+    OfflinePlanner,
+    PlanOutcome,
+    Strategy,
+    StrategyField,
+    StrategyPlanner,
+)
 from tui_agent.web.plan.prompts import (
     TEXT_PROTOCOL,
     cap_message,
@@ -72,12 +79,13 @@ class Planned:
 
     planner: StrategyPlanner
     events: list[Event]
+    outcome: PlanOutcome
     requests: list[Any]
 
     @property
     def strategy(self) -> Strategy:
-        assert self.planner.strategy is not None, self.planner.error
-        return self.planner.strategy
+        assert self.outcome.strategy is not None, self.outcome.failure
+        return self.outcome.strategy
 
     def of(self, kind: type) -> list[Any]:
         return [e for e in self.events if isinstance(e, kind)]
@@ -134,9 +142,9 @@ async def plan(
                 retry=RetryPolicy(attempts=1),
             )
             planner = StrategyPlanner(llm, probes, TASK, url, **options)
-            events = [event async for event in planner.run()]
+            events, outcome = await collect(planner.run(), PlanOutcome)
             assert model.remaining == 0, "the planner stopped before the script ended"
-        planned = Planned(planner, events, model.requests)
+        planned = Planned(planner, events, outcome, model.requests)
         planned.check_thought_order()
         return planned
     finally:
@@ -174,8 +182,12 @@ async def test_a_scripted_session_explores_the_panel_layout_and_writes_its_strat
     anatomy = ANATOMY["panel"]
     planner, strategy = planned.planner, planned.strategy
     assert planner.use_tools  # an unknown model on a custom api_base is offered tools
-    assert (planner.error, planner.refused, planner.tool_calls) == (None, [], 3)
-    assert planner.output == strategy.to_markdown()
+    assert (planned.outcome.failure, planned.outcome.refused, planned.outcome.tool_calls) == (
+        None,
+        [],
+        3,
+    )
+    assert planned.outcome.output == strategy.to_markdown()
     assert planner.probes.item_selector == ITEM
 
     # The strategy is the layout's own structure.
@@ -275,24 +287,23 @@ async def test_an_unverified_selector_is_sent_back_then_dropped_and_recorded(bro
     strategy = planned.strategy
     assert strategy.list_container == "ul#product-list"
     assert strategy.details_fields == {"title": StrategyField(selector=f"{PANEL} .field-title")}
-    assert planned.planner.refused == ["#details-panel .price-tag"]
+    assert planned.outcome.refused == ["#details-panel .price-tag"]
     assert planned.warnings == [
         "refused unverified selector `#details-panel .price-tag` (DETAILS_FIELDS.price)"
     ]
-    assert "price-tag" not in planned.planner.output
+    assert "price-tag" not in planned.outcome.output
 
 
 async def test_an_unverified_list_item_fails_the_plan(browser, demo_site):
     guessed = answer("- LIST_ITEM: `li.product`\n- ITEM_FIELDS:\n  - price: `.price`")
     planned = await plan(browser, demo_site.url("panel"), [text(guessed), text(guessed)])
-    planner = planned.planner
-    assert planner.strategy is None
-    assert planner.error == (
+    assert planned.outcome.strategy is None
+    assert planned.outcome.failure == (
         "LIST_ITEM `li.product` was never verified by a tool call, so the strategy cannot be used"
     )
-    assert planner.refused == ["li.product", ".price"]
+    assert planned.outcome.refused == ["li.product", ".price"]
     assert "refused unverified selector `li.product` (LIST_ITEM)" in planned.warnings
-    assert planner.tool_calls == 0
+    assert planned.outcome.tool_calls == 0
 
 
 # --- the text protocol ----------------------------------------------------------------------
@@ -323,7 +334,11 @@ async def test_the_text_protocol_runs_call_lines_on_the_inline_layout(browser, d
     )
     planner, strategy = planned.planner, planned.strategy
     assert not planner.use_tools
-    assert (planner.error, planner.refused, planner.tool_calls) == (None, [], 2)
+    assert (planned.outcome.failure, planned.outcome.refused, planned.outcome.tool_calls) == (
+        None,
+        [],
+        2,
+    )
     # Relative selectors count as verified through the item they are read in.
     assert strategy.click_behavior == "inline"
     assert strategy.details_panel == INLINE_DETAILS
@@ -382,8 +397,7 @@ async def test_the_cap_stops_tool_calls_and_asks_for_the_strategy(browser, demo_
         ],
         max_tool_calls=2,
     )
-    planner = planned.planner
-    assert planner.tool_calls == 2
+    assert planned.outcome.tool_calls == 2
     assert planned.strategy.item_fields == {"price": StrategyField(selector=".price")}
     # Two calls counted (one with unreadable arguments, answered with why); none after.
     calls, results = planned.of(ToolCall), planned.of(ToolResult)
@@ -411,8 +425,8 @@ async def test_a_model_that_keeps_calling_tools_past_the_cap_ends_with_an_error(
     planned = await plan(
         browser, demo_site.url("panel"), [calling, calling, calling], max_tool_calls=0
     )
-    assert planned.planner.strategy is None
-    assert planned.planner.error == "the model kept calling tools after its limit of 0 tool calls"
+    assert planned.outcome.strategy is None
+    assert planned.outcome.failure == "the model kept calling tools after its limit of 0 tool calls"
     assert planned.of(ToolCall) == []
 
 
@@ -422,11 +436,10 @@ async def test_an_unparseable_answer_is_reasked_once_then_is_an_error(browser, d
         demo_site.url("panel"),
         [text("The page is a shop with cards."), text("It has cards and a panel.")],
     )
-    planner = planned.planner
     problem = 'no "### VERIFIED SELECTORS" section in the planner output'
-    assert planner.strategy is None
-    assert planner.error == f"the model's answer is not a strategy: {problem}"
-    assert planner.output == "It has cards and a panel."
+    assert planned.outcome.strategy is None
+    assert planned.outcome.failure == f"the model's answer is not a strategy: {problem}"
+    assert planned.outcome.output == "It has cards and a panel."
     assert planned.purposes == ["plan", "reparse"]
     reask = planned.requests[1].messages[-2:]
     assert reask == [
@@ -450,7 +463,7 @@ async def test_an_unreadable_last_answer_keeps_the_previous_strategy(browser, de
     assert planned.purposes == ["plan", "verify", "reparse"]
     assert planned.strategy.list_item == ITEM
     assert planned.strategy.list_container is None
-    assert planned.planner.refused == ["ul#product-list"]
+    assert planned.outcome.refused == ["ul#product-list"]
     assert planned.warnings[-2:] == [
         'the model\'s last answer is not a strategy (no "### VERIFIED SELECTORS" section in '
         "the planner output); keeping its previous one",
@@ -470,10 +483,8 @@ async def test_offline_findings_are_hints_whose_selectors_count_as_verified(brow
     url = demo_site.url("panel")
 
     async def offline_first(probes: Probes, model: ScriptedModel) -> dict[str, Any]:
-        offline = OfflinePlanner(probes, TASK, url)
-        async for _ in offline.run():
-            pass
-        assert offline.strategy is not None, offline.error
+        _, offline = await collect(OfflinePlanner(probes, TASK, url).run(), PlanOutcome)
+        assert offline.strategy is not None, offline.failure
         # The model checks nothing and hands the hints back as its strategy.
         model.push(text(offline.strategy.to_markdown()))
         return {"hints": offline.strategy}
@@ -482,7 +493,7 @@ async def test_offline_findings_are_hints_whose_selectors_count_as_verified(brow
     hints = planned.planner.hints
     assert hints is not None
     # The offline planner's probes share the registry: every hinted selector is verified.
-    assert (planned.planner.error, planned.planner.refused) == (None, [])
+    assert (planned.outcome.failure, planned.outcome.refused) == (None, [])
     assert planned.strategy == hints
-    assert planned.planner.tool_calls == 0
+    assert planned.outcome.tool_calls == 0
     assert hints.to_markdown() in planned.requests[0].messages[1]["content"]

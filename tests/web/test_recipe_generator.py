@@ -16,10 +16,11 @@ from tui_agent.demo_site.anatomy import ANATOMY, CARD_LAYOUTS, ITEM, ITEM_LINK, 
 from tui_agent.events import Event, ItemsExtracted, LLMCall, Log, ToolCall, ToolResult
 from tui_agent.llm.client import LLM, RetryPolicy
 from tui_agent.web.browser import Browser
-from tui_agent.web.generate import RecipeGenerator
+from tui_agent.web.generate import RecipeGenerator, RecipeOutcome
 from tui_agent.web.generate.recipe_writer import build_recipe
+from tui_agent.web.phase import collect
 from tui_agent.web.plan import Fragment, Strategy, StrategyField
-from tui_agent.web.recipe import RecipeExecutor
+from tui_agent.web.recipe import RecipeExecutor, RunOutcome
 
 pytestmark = [pytest.mark.chromium, pytest.mark.asyncio(loop_scope="module")]
 
@@ -108,22 +109,20 @@ def warnings(events: list[Event]) -> list[str]:
     return [e.message for e in events if isinstance(e, Log) and e.level == "warning"]
 
 
-async def generate(generator: RecipeGenerator) -> list[Event]:
-    events = [event async for event in generator.run()]
+async def generate(generator: RecipeGenerator) -> tuple[list[Event], RecipeOutcome]:
+    events, written = await collect(generator.run(), RecipeOutcome)
     # Dry-run items never reach the session's table.
     assert not any(isinstance(e, ItemsExtracted) for e in events)
-    return events
+    return events, written
 
 
-async def extract(browser: Browser, url: str, generator: RecipeGenerator) -> list[dict]:
-    assert generator.recipe is not None, generator.error
+async def extract(browser: Browser, url: str, written: RecipeOutcome) -> list[dict]:
+    assert written.recipe is not None, written.failure
     page = await browser.page()
     try:
         await page.goto(url)
-        executor = RecipeExecutor(page, generator.recipe)
-        async for _ in executor.run():
-            pass
-        return executor.items
+        _, ran = await collect(RecipeExecutor(page, written.recipe).run(), RunOutcome)
+        return ran.items
     finally:
         await page.context.close()
 
@@ -146,21 +145,21 @@ async def test_the_offline_recipe_is_dry_run_accepted_and_extracts_the_ground_tr
         fragments=fragments,
         max_items=limit,
     )
-    events = await generate(generator)
-    assert generator.error is None
-    assert generator.recipe == build_recipe(
+    events, written = await generate(generator)
+    assert written.failure is None
+    assert written.recipe == build_recipe(
         plan, fragments, recipe_id=generator.recipe_id, name="Extract products", max_items=limit
     )
-    assert len(generator.dry_run_items) == 2
+    assert len(written.dry_run_items) == 2
     assert call_ids(events) and all(i.startswith("dry1-") for i in call_ids(events))
     assert warnings(events) == []
 
-    items = await extract(browser, demo_site.url(layout), generator)
+    items = await extract(browser, demo_site.url(layout), written)
     truth = demo_site.ground_truth(layout, **(FILTER_QUERY if layout == "filter" else {}))
     truth = truth[:limit]
     assert len(items) == len(truth)
     assert accuracy(items, truth) >= 0.95
-    assert generator.dry_run_items == items[:2]
+    assert written.dry_run_items == items[:2]
 
 
 # --- the offline repair --------------------------------------------------------------------
@@ -170,9 +169,9 @@ async def test_a_details_field_read_empty_everywhere_is_dropped_and_said(browser
     plan = strategy_for("panel")
     plan.details_fields["seller"] = field(f"{PANEL} .field-vendor")
     generator = RecipeGenerator(browser, demo_site.url("panel"), plan, "Extract products")
-    events = await generate(generator)
-    assert generator.error is None and generator.recipe is not None
-    assert "seller" not in generator.recipe.bindings.DETAILS_FIELDS
+    events, written = await generate(generator)
+    assert written.failure is None and written.recipe is not None
+    assert "seller" not in written.recipe.bindings.DETAILS_FIELDS
     assert warnings(events)[0] == (
         "dry run 1 failed: empty in all 2 dry-run items: "
         "DETAILS_FIELDS seller (`#details-panel .field-vendor`)"
@@ -182,7 +181,7 @@ async def test_a_details_field_read_empty_everywhere_is_dropped_and_said(browser
         "item: dropped it from the recipe"
     )
     assert {i.split("-")[0] for i in call_ids(events)} == {"dry1", "dry2"}
-    assert [item["title"] for item in generator.dry_run_items] == [
+    assert [item["title"] for item in written.dry_run_items] == [
         r["title"] for r in demo_site.ground_truth("panel")[:2]
     ]
 
@@ -191,28 +190,28 @@ async def test_a_card_field_read_empty_makes_the_items_get_clicked(browser, demo
     plan = strategy_for("pagination")
     plan.item_fields["seller"] = field(".vendor")
     generator = RecipeGenerator(browser, demo_site.url("pagination"), plan, "Extract products")
-    events = await generate(generator)
-    assert generator.recipe is not None, generator.error
-    assert generator.recipe.bindings.CLICK_BEHAVIOR == "shows_panel"
-    assert generator.recipe.bindings.DETAILS_FIELDS["seller"].selector == f"{PANEL} .field-seller"
+    events, written = await generate(generator)
+    assert written.recipe is not None, written.failure
+    assert written.recipe.bindings.CLICK_BEHAVIOR == "shows_panel"
+    assert written.recipe.bindings.DETAILS_FIELDS["seller"].selector == f"{PANEL} .field-seller"
     assert warnings(events)[1] == (
         "ITEM_FIELDS seller (`.vendor`) was empty in every dry-run item: now read by "
         "DETAILS_FIELDS seller (`#details-panel .field-seller`)"
     )
     truth = demo_site.ground_truth("pagination")[:2]
-    assert [item["seller"] for item in generator.dry_run_items] == [r["seller"] for r in truth]
+    assert [item["seller"] for item in written.dry_run_items] == [r["seller"] for r in truth]
 
 
 async def test_a_list_item_selector_that_cannot_work_is_a_clear_error(browser, demo_site):
     generator = RecipeGenerator(
         browser, demo_site.url("panel"), strategy_for("panel", list_item="li.card["), "x"
     )
-    events = await generate(generator)
-    assert generator.recipe is None
-    assert generator.error is not None and "\n" not in generator.error
-    assert generator.error.startswith("the dry run stopped after 0 items: ")
-    assert "li.card[" in generator.error
-    assert warnings(events) == [f"dry run 1 failed: {generator.error}"]  # no repair for this
+    events, written = await generate(generator)
+    assert written.recipe is None
+    assert written.failure is not None and "\n" not in written.failure
+    assert written.failure.startswith("the dry run stopped after 0 items: ")
+    assert "li.card[" in written.failure
+    assert warnings(events) == [f"dry run 1 failed: {written.failure}"]  # no repair for this
 
 
 # --- with a (scripted) model ---------------------------------------------------------------
@@ -257,7 +256,7 @@ INVALID = {"bindings": {"LIST_ITEM": ITEM}, "recipe": {"commands": [{"type": "GR
 
 async def with_model(
     browser: Browser, site: Any, answers: list[str]
-) -> tuple[RecipeGenerator, list[Event], ScriptedModel]:
+) -> tuple[RecipeOutcome, list[Event], ScriptedModel]:
     with ScriptedModel([text(answer) for answer in answers]) as server:
         llm = LLM(server.model(), api_base=server.api_base, retry=RetryPolicy(attempts=1))
         generator = RecipeGenerator(
@@ -268,21 +267,21 @@ async def with_model(
             max_items=5,
             llm=llm,
         )
-        events = await generate(generator)
+        events, written = await generate(generator)
     assert server.remaining == 0
-    return generator, events, server
+    return written, events, server
 
 
 async def test_a_valid_model_recipe_is_accepted_after_its_dry_run(browser, demo_site):
     answer = f"```json\n{json.dumps(panel_recipe())}\n```"
-    generator, events, server = await with_model(browser, demo_site, [answer])
-    assert generator.error is None and generator.recipe is not None
+    written, events, server = await with_model(browser, demo_site, [answer])
+    assert written.failure is None and written.recipe is not None
     # The user's limit replaces the model's 20; a generated id and name complete the answer.
-    assert generator.recipe.recipe.config.max_items == 5
-    assert generator.recipe.recipe.name == "Extract 5 products"
+    assert written.recipe.recipe.config.max_items == 5
+    assert written.recipe.recipe.name == "Extract 5 products"
     assert len([e for e in events if isinstance(e, LLMCall)]) == 1
     truth = demo_site.ground_truth("panel")[:2]
-    assert accuracy(generator.dry_run_items, truth) == 1.0
+    assert accuracy(written.dry_run_items, truth) == 1.0
     [request] = server.requests
     system, user = request.messages
     assert '"title":"tui-agent recipe"' in system["content"]  # the recipe's JSON Schema
@@ -304,11 +303,11 @@ async def test_a_valid_model_recipe_is_accepted_after_its_dry_run(browser, demo_
 async def test_a_failed_first_answer_is_repaired_on_the_second(
     browser, demo_site, first, error_part
 ):
-    generator, events, server = await with_model(
+    written, events, server = await with_model(
         browser, demo_site, [first, json.dumps(panel_recipe())]
     )
-    assert generator.error is None and generator.recipe is not None
-    assert generator.recipe.bindings.DETAILS_FIELDS["price"].selector == f"{PANEL} .field-price"
+    assert written.failure is None and written.recipe is not None
+    assert written.recipe.bindings.DETAILS_FIELDS["price"].selector == f"{PANEL} .field-price"
     assert len([e for e in events if isinstance(e, LLMCall)]) == 2
     assert any(error_part in message for message in warnings(events))
     repair = server.requests[1].messages
@@ -337,12 +336,12 @@ async def test_a_model_recipe_blocked_by_a_modal_is_repaired_with_close_details(
             max_items=5,
             llm=llm,
         )
-        events = await generate(generator)
+        events, written = await generate(generator)
     assert server.remaining == 0
-    assert generator.error is None and generator.recipe is not None
+    assert written.failure is None and written.recipe is not None
     close = ANATOMY["modal"].close
-    assert generator.recipe.bindings.CLOSE_DETAILS is not None
-    assert close == generator.recipe.bindings.CLOSE_DETAILS.selector
+    assert written.recipe.bindings.CLOSE_DETAILS is not None
+    assert close == written.recipe.bindings.CLOSE_DETAILS.selector
     [first] = [w for w in warnings(events) if w.startswith("dry run 1 failed")]
     assert "could not be clicked within 1 s" in first
     assert "items skipped: stopped" in first  # not one click timeout per item of 240
@@ -350,15 +349,15 @@ async def test_a_model_recipe_blocked_by_a_modal_is_repaired_with_close_details(
     assert "as CLOSE_DETAILS" in server.requests[1].messages[-1]["content"]
     assert f"- CLOSE_DETAILS: `{close}`" in server.requests[0].messages[1]["content"]
     truth = demo_site.ground_truth("modal")[:2]
-    assert accuracy(generator.dry_run_items, truth) == 1.0
+    assert accuracy(written.dry_run_items, truth) == 1.0
 
 
 async def test_two_invalid_answers_leave_no_recipe_and_one_clear_error(browser, demo_site):
-    generator, events, _ = await with_model(
+    written, events, _ = await with_model(
         browser, demo_site, [json.dumps(INVALID), "Sorry, I cannot write recipes."]
     )
-    assert generator.recipe is None and generator.dry_run_items == []
-    assert generator.error == (
+    assert written.recipe is None and written.dry_run_items == []
+    assert written.failure == (
         "the model's recipe failed twice: the answer holds no JSON object "
         '{"bindings": ..., "recipe": ...}'
     )

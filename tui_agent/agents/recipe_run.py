@@ -30,14 +30,14 @@ from tui_agent.events import (
 from tui_agent.web.browser import Browser, BrowserError, find_chromium
 from tui_agent.web.navigation import goto
 from tui_agent.web.page_wait import WAIT_CAP
+from tui_agent.web.phase import PhaseRun
 from tui_agent.web.recipe import (
-    BrowserGone,
     DetailsCache,
     DetailsParser,
-    HardFailure,
     RecipeError,
     RecipeExecutor,
     RecipeFile,
+    RunOutcome,
     load_recipe,
 )
 
@@ -114,40 +114,43 @@ async def extract_phase(executor: RecipeExecutor) -> AsyncIterator[Event]:
     """The "list" phase: run the executor, then OutputAnalyzed and the SessionEnded."""
     yield PhaseStarted(phase="list", detail=executor.recipe.name)
     began = time.monotonic()
-    failure: Error | None = None
-    try:
-        async for event in executor.run():
-            yield event
-    except HardFailure as exc:
-        failure = Error(message=_on_page(str(exc), executor), kind="RecipeFailed")
-    except BrowserGone as exc:
-        failure = Error(message=f"{exc}; {len(executor.items)} items kept", kind="BrowserGone")
+    run = PhaseRun(executor.run(), RunOutcome)
+    async for event in run:
+        yield event
+    outcome = run.outcome
+    failure = _failure(outcome)
     summary = (
-        f"{len(executor.items)} items, {executor.failed} failed, "
-        f"{executor.commands} commands executed"
+        f"{len(outcome.items)} items, {outcome.failed} failed, {outcome.commands} commands executed"
     )
     yield PhaseFinished(
         phase="list", ok=failure is None, duration=time.monotonic() - began, summary=summary
     )
     if failure is not None:
         yield failure
-    yield OutputAnalyzed(analysis=analyze_output(executor.items))
-    if failure is not None and failure.kind == "RecipeFailed" and executor.items:
-        kept = f"{len(executor.items)} items kept; {failure.message}"
+    yield OutputAnalyzed(analysis=analyze_output(outcome.items))
+    if failure is not None and failure.kind == "RecipeFailed" and outcome.items:
+        kept = f"{len(outcome.items)} items kept; {failure.message}"
         yield SessionEnded(status="partial", stopped_reason="error", summary=kept)
     elif failure is not None:
         yield SessionEnded(status="failed", stopped_reason="error", summary=failure.message)
     else:
         yield SessionEnded(
-            status="completed", stopped_reason=executor.stopped_reason, summary=summary
+            status="completed", stopped_reason=outcome.stopped_reason, summary=summary
         )
 
 
-def _on_page(message: str, executor: RecipeExecutor) -> str:
-    """A failure's message, saying on which page of the list it happened (past the first)."""
-    if executor.pages > 1 and not message.startswith("page "):
-        return f"page {executor.pages}: {message}"
-    return message
+def _failure(outcome: RunOutcome) -> Error | None:
+    """The Error a failed run ends with: on which page of the list it happened (past the
+    first), or how many items were kept when Chromium went away."""
+    failure = outcome.failure
+    if failure is None:
+        return None
+    message = failure.message
+    if failure.kind == "BrowserGone":
+        message = f"{message}; {len(outcome.items)} items kept"
+    elif outcome.pages > 1 and not message.startswith("page "):
+        message = f"page {outcome.pages}: {message}"
+    return Error(message=message, kind=failure.kind)
 
 
 def recipe_session(

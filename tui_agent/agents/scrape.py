@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 from urllib.parse import urlparse
 
 from playwright.async_api import Error as PlaywrightError
@@ -43,12 +44,19 @@ from tui_agent.events import (
 )
 from tui_agent.llm.client import LLM
 from tui_agent.web.browser import Browser, BrowserError, find_chromium
-from tui_agent.web.generate import GeneratorPhase, RecipeGenerator
+from tui_agent.web.generate import (
+    FragmentsOutcome,
+    GeneratorPhase,
+    RecipeGenerator,
+    RecipeOutcome,
+)
 from tui_agent.web.navigation import goto
 from tui_agent.web.page_wait import WAIT_CAP
+from tui_agent.web.phase import Phase, PhaseRun
 from tui_agent.web.plan import (
     Fragment,
     OfflinePlanner,
+    PlanOutcome,
     Strategy,
     StrategyPlanner,
     TaskIntent,
@@ -63,6 +71,7 @@ from tui_agent.web.recipe import DetailsCache, DetailsParser, RecipeExecutor, Re
 PlannerChoice = Literal["auto", "llm", "offline"]
 PLANNERS: tuple[PlannerChoice, ...] = ("auto", "llm", "offline")
 DEFAULT_MAX_TOOL_CALLS = 16
+OutcomeT = TypeVar("OutcomeT")
 
 
 class _Failed(Exception):
@@ -170,6 +179,25 @@ def details_cache(settings: Settings) -> DetailsCache:
     return DetailsCache(Path(settings.db).parent / "details-cache")
 
 
+@dataclass(frozen=True)
+class TaskReading:
+    """The task's intent as the run uses it, and the item cap that follows from it."""
+
+    intent: TaskIntent
+    max_items: int | None
+
+
+@dataclass(frozen=True)
+class _Written:
+    """The recipe accepted, and how many items its dry run saved."""
+
+    recipe: RecipeFile
+    tried: int
+
+    def summary(self) -> str:
+        return f"dry run saved {self.tried} items"
+
+
 class ScrapeAgent:
     """Runs the phases of one scrape; `run()` yields the session's events after SessionStarted."""
 
@@ -200,8 +228,7 @@ class ScrapeAgent:
         self.parse_details = parse_details
         self.parser = DetailsParser(llm, cache) if llm is not None and cache is not None else None
         self.intent: TaskIntent = parse_intent(task)
-        self.strategy: Strategy | None = None
-        self.recipe: RecipeFile | None = None
+        """The task's intent as the offline patterns read it."""
 
     async def run(self, browser: Browser | None = None) -> AsyncIterator[Event]:
         """The session's events, in `browser` (not yet started; a default one if None)."""
@@ -229,12 +256,15 @@ class ScrapeAgent:
             raise
         summary = f'"{await page.title()}" ({page.url})'
         yield PhaseFinished(phase="load", duration=time.monotonic() - began, summary=summary)
-        async for event in self._read_task():
+        reading = PhaseRun(self._read_task(), TaskReading)
+        async for event in reading:
             yield event
-        async for event in self._timed("plan", self.task, self._plan(page)):
+        intent, max_items = reading.outcome.intent, reading.outcome.max_items
+        planned = PhaseRun(self._plan(page, intent), Strategy)
+        async for event in self._timed("plan", self.task, planned, _strategy_summary):
             yield event
-        strategy = self.strategy
-        assert strategy is not None and strategy.list_item is not None
+        strategy = planned.outcome
+        assert strategy.list_item is not None
         fragments: list[Fragment] = []
         if strategy.needed_generators:
             needed = list(strategy.needed_generators)
@@ -246,26 +276,27 @@ class ScrapeAgent:
                 item_selector=strategy.list_item,
                 item_siblings=strategy.list_item_siblings,
                 llm=self.llm,
-                intent=self.intent,
+                intent=intent,
                 wait=self.wait,
             )
-            async for event in self._timed("generators", ", ".join(needed), generators.run()):
+            made = PhaseRun(generators.run(), FragmentsOutcome)
+            async for event in self._timed("generators", ", ".join(needed), made, lambda _: ""):
                 yield event
-            fragments = generators.fragments
-            if generators.error:
-                yield Log(level="warning", message=generators.error)
+            fragments = made.outcome.fragments
+            if made.outcome.failure:
+                yield Log(level="warning", message=made.outcome.failure)
             if fragments:
                 yield self._strategy_with(strategy, fragments)
-        recipe_work = self._recipe(browser, strategy, fragments)
-        async for event in self._timed("recipe", "bindings + commands, dry run", recipe_work):
+        written = PhaseRun(self._recipe(browser, strategy, fragments, max_items), _Written)
+        detail = "bindings + commands, dry run"
+        async for event in self._timed("recipe", detail, written, _Written.summary):
             yield event
-        assert self.recipe is not None
         await page.context.close()
         run_page = await self._open(browser)
         executor = RecipeExecutor(
             run_page,
-            self.recipe,
-            max_items=self.max_items,
+            written.outcome.recipe,
+            max_items=max_items,
             crashed=lambda: browser.crashed,
             wait=self.wait,
             parser=self.parser,
@@ -274,25 +305,24 @@ class ScrapeAgent:
             yield event
 
     async def _timed(
-        self, phase: str, detail: str, work: AsyncIterator[Event]
+        self,
+        phase: str,
+        detail: str,
+        work: PhaseRun[OutcomeT],
+        summary: Callable[[OutcomeT], str],
     ) -> AsyncIterator[Event]:
-        """`work`'s events between PhaseStarted and PhaseFinished; a _Failed ends it not ok.
-
-        A PhaseFinished that `work` yields itself only gives the phase its summary line.
-        """
+        """`work`'s events between PhaseStarted and PhaseFinished (its summary line from the
+        outcome); a _Failed ends it not ok."""
         yield PhaseStarted(phase=phase, detail=detail)
         began = time.monotonic()
-        summary = ""
         try:
             async for event in work:
-                if isinstance(event, PhaseFinished):
-                    summary = event.summary
-                else:
-                    yield event
+                yield event
         except _Failed:
             yield PhaseFinished(phase=phase, ok=False, duration=time.monotonic() - began)
             raise
-        yield PhaseFinished(phase=phase, duration=time.monotonic() - began, summary=summary)
+        duration = time.monotonic() - began
+        yield PhaseFinished(phase=phase, duration=duration, summary=summary(work.outcome))
 
     async def _open(self, browser: Browser) -> Page:
         """A fresh page on the URL; a _Failed naming why it could not load."""
@@ -310,10 +340,12 @@ class ScrapeAgent:
             raise _Failed(f"{message}: not a page to plan on", "PageLoadError")
         return page
 
-    async def _read_task(self) -> AsyncIterator[Event]:
+    async def _read_task(self) -> Phase[TaskReading]:
         """The task's intent: read offline in the languages the patterns know; by the model
         (when there is one) for a task in another language."""
+        offline = TaskReading(self.intent, self.max_items)
         if self.llm is None or known_language(self.task):
+            yield offline
             return
         reply = await self.llm.complete(
             intent_prompt(self.task), want_json=True, purpose="task intent"
@@ -326,11 +358,13 @@ class ScrapeAgent:
                 message=f"the model's reading of the task is not usable ({reply.text[:80]!r}): "
                 f"reading it offline ({self.intent.describe()})",
             )
+            yield offline
             return
-        self.intent = intent
+        max_items = self.max_items
         if not self.max_items_given and intent.max_items is not None:
-            self.max_items = intent.max_items
+            max_items = intent.max_items
         yield Log(message=f"task intent (read by the model): {intent.describe()}")
+        yield TaskReading(intent, max_items)
 
     def _strategy_with(self, strategy: Strategy, fragments: list[Fragment]) -> Artifact:
         """The strategy again, now carrying the verified fragments in the FilterGenerator's
@@ -354,22 +388,19 @@ class ScrapeAgent:
             summary=f"{_strategy_summary(strategy)} · {described}",
         )
 
-    async def _plan(self, page: Page) -> AsyncIterator[Event]:
+    async def _plan(self, page: Page, intent: TaskIntent) -> Phase[Strategy]:
         """The offline planner (unless --planner llm), then the model given its findings."""
         probes = Probes(page, wait=self.wait)
-        strategy: Strategy | None = None
-        origin = output = ""
-        why = "the offline planner found no list to extract"
+        chosen: PlanOutcome | None = None
+        origin = "offline planner"
         if self.offline_first:
-            offline = OfflinePlanner(
-                probes, self.task, self.url, wait=self.wait, intent=self.intent
-            )
-            async for event in offline.run():
+            offline = OfflinePlanner(probes, self.task, self.url, wait=self.wait, intent=intent)
+            planned = PhaseRun(offline.run(), PlanOutcome)
+            async for event in planned:
                 yield event
-            strategy, origin, output = offline.strategy, "offline planner", offline.output
-            why = offline.error or why
-            if offline.error and self.llm is not None:
-                yield Log(level="warning", message=f"offline planner: {offline.error}")
+            chosen = planned.outcome
+            if chosen.failure and self.llm is not None:
+                yield Log(level="warning", message=f"offline planner: {chosen.failure}")
         if self.llm is not None:
             planner = StrategyPlanner(
                 self.llm,
@@ -377,60 +408,67 @@ class ScrapeAgent:
                 self.task,
                 self.url,
                 max_tool_calls=self.max_tool_calls,
-                hints=strategy,
+                hints=chosen.strategy if chosen else None,
             )
-            async for event in planner.run():
+            modelled = PhaseRun(planner.run(), PlanOutcome)
+            async for event in modelled:
                 yield event
-            if planner.strategy is not None:
-                strategy, output = planner.strategy, planner.output
-                origin = f"model planner ({self.llm.model})"
-            elif strategy is not None:
+            if modelled.outcome.strategy is not None:
+                chosen, origin = modelled.outcome, f"model planner ({self.llm.model})"
+            elif chosen is not None and chosen.strategy is not None:
                 yield Log(
                     level="warning",
-                    message=f"model planner: {planner.error}; using the offline planner's strategy",
+                    message=f"model planner: {modelled.outcome.failure}; "
+                    "using the offline planner's strategy",
                 )
             else:
-                raise _Failed(f"no strategy: {planner.error}", "PlannerFailed")
-        if strategy is None:
+                raise _Failed(f"no strategy: {modelled.outcome.failure}", "PlannerFailed")
+        if chosen is None or chosen.strategy is None:
+            why = chosen.failure if chosen else "the offline planner found no list to extract"
             raise _Failed(f"no strategy: {why}", "PlannerFailed")
-        self.strategy = strategy
+        strategy = chosen.strategy
         yield Artifact(
             name="strategy",
-            content=output or strategy.to_markdown(),
+            content=chosen.output or strategy.to_markdown(),
             format="markdown",
             origin=origin,
             summary=_strategy_summary(strategy),
         )
-        yield PhaseFinished(phase="plan", summary=_strategy_summary(strategy))
+        yield strategy
 
     async def _recipe(
-        self, browser: Browser, strategy: Strategy, fragments: list[Fragment]
-    ) -> AsyncIterator[Event]:
+        self,
+        browser: Browser,
+        strategy: Strategy,
+        fragments: list[Fragment],
+        max_items: int | None,
+    ) -> Phase[_Written]:
         generator = RecipeGenerator(
             browser,
             self.url,
             strategy,
             self.task,
             fragments=fragments,
-            max_items=self.max_items,
+            max_items=max_items,
             llm=self.llm,
             wait=self.wait,
             parser=self.parser,
             parse_details=self.parse_details,
         )
-        async for event in generator.run():
+        written = PhaseRun(generator.run(), RecipeOutcome)
+        async for event in written:
             yield event
-        if generator.recipe is None:
-            raise _Failed(f"no recipe: {generator.error}", "RecipeFailed")
-        self.recipe = generator.recipe
-        text = json.dumps(self.recipe.to_json(), indent=2, ensure_ascii=False)
-        tried = len(generator.dry_run_items)
+        recipe = written.outcome.recipe
+        if recipe is None:
+            raise _Failed(f"no recipe: {written.outcome.failure}", "RecipeFailed")
+        text = json.dumps(recipe.to_json(), indent=2, ensure_ascii=False)
+        tried = len(written.outcome.dry_run_items)
         yield Artifact(
             name="recipe",
             content=text,
             format="json",
             origin="recipe generator" + (f" ({self.llm.model})" if self.llm else " (offline)"),
-            summary=f"{len(self.recipe.recipe.commands)} commands; dry run: {tried} items",
+            summary=f"{len(recipe.recipe.commands)} commands; dry run: {tried} items",
         )
         if self.save_recipe is not None:
             try:
@@ -443,7 +481,7 @@ class ScrapeAgent:
                     f"(run it again without a model: tui-agent recipe run "
                     f"{self.save_recipe} --url {self.url})"
                 )
-        yield PhaseFinished(phase="recipe", summary=f"dry run saved {tried} items")
+        yield _Written(recipe, tried)
 
 
 def _strategy_summary(strategy: Strategy) -> str:

@@ -57,13 +57,16 @@ from tui_agent.events import (
 )
 from tui_agent.session import SessionState
 from tui_agent.web.browser import Browser, BrowserError, find_chromium
+from tui_agent.web.phase import PhaseRun
 from tui_agent.web.recipe import (
     FieldSelector,
     Group,
     RecipeError,
     RecipeFile,
-    RunResult,
+    RunOutcome,
     View,
+    ViewError,
+    ViewOutcome,
     first_line,
     open_view,
     parse_recipe,
@@ -246,11 +249,12 @@ class RecipeRefinement(Refinement):
                 name = feedback.field
                 group = field_group(document, name)
                 if group not in views:
-                    async for event in open_view(browser, document, self.url, group):
-                        if isinstance(event, View):
-                            views[group] = event
-                        else:
-                            yield event
+                    opened = PhaseRun(open_view(browser, document, self.url, group), ViewOutcome)
+                    async for event in opened:
+                        yield event
+                    if opened.outcome.view is None:
+                        raise ViewError(str(opened.outcome.failure))
+                    views[group] = opened.outcome.view
                 view = views[group]
                 current = current_binding(recipe, group, name)
                 if feedback.correct_selector and name not in self._asked_user:
@@ -370,14 +374,16 @@ class RecipeRefinement(Refinement):
         for name, (group, spec) in proposals.items():
             document = patched(document, name, group, spec)
         recipe = parse_recipe(document, "the patched recipe")
-        result = RunResult()
         label = f"refine-{self._token}-a{attempt}"
-        async for event in run_in(
-            browser, recipe, self.url, max_items=self.max_items, label=label, result=result
-        ):
+        ran = PhaseRun(
+            run_in(browser, recipe, self.url, max_items=self.max_items, label=label), RunOutcome
+        )
+        async for event in ran:
             yield event
+        result = ran.outcome
         if not result.items:
-            why = f"the recipe gave no items ({result.error or 'none saved'})"
+            error = result.failure.message if result.failure else "none saved"
+            why = f"the recipe gave no items ({error})"
             yield Log(level="warning", message=f"attempt {attempt} refused: {why}")
             for name, (_, spec) in proposals.items():
                 self._refuse(name, spec, why)
@@ -421,23 +427,25 @@ async def rerun_recipe(
     ToolResult, then ItemsExtracted(replace=True) with every item and OutputAnalyzed. A run
     that fails keeps the session's items and says why in an error Log."""
     browser = browser_for(settings, url, settings.chromium or find_chromium())
-    result = RunResult()
+    error: str | None = None
+    items: list[dict[str, Any]] = []
     try:
         await browser.start()
         label = f"rerun-{uuid.uuid4().hex[:6]}"
-        async for event in run_in(
-            browser, recipe, url, max_items=max_items, label=label, result=result
-        ):
+        ran = PhaseRun(run_in(browser, recipe, url, max_items=max_items, label=label), RunOutcome)
+        async for event in ran:
             yield event
+        items = ran.outcome.items
+        error = ran.outcome.failure.message if ran.outcome.failure else None
     except BrowserError as exc:
-        result.error = str(exc)
+        error = str(exc)
     finally:
         await browser.close()
-    if result.error is not None:
-        yield Log(level="error", message=f"the re-run failed, the items stay: {result.error}")
+    if error is not None:
+        yield Log(level="error", message=f"the re-run failed, the items stay: {error}")
         return
-    yield ItemsExtracted(items=result.items, replace=True)
-    yield OutputAnalyzed(analysis=analyze_output(result.items))
+    yield ItemsExtracted(items=items, replace=True)
+    yield OutputAnalyzed(analysis=analyze_output(items))
 
 
 def _dump(document: dict[str, Any]) -> str:

@@ -1,11 +1,12 @@
 """A recipe tried on a few items before it is accepted: its events, what it saved, a verdict.
 
-The dry run loads the URL in a fresh page and runs the recipe with the real RecipeExecutor,
-capped at a few items, and stopped once more items failed than it wants to save (details
-that block the list would fail every item after the first). Its tool calls are re-numbered
-(`dry1-c3`) so they never collide with the real run's, and the items it saves come out as Log
-lines, not ItemsExtracted: only the real run fills the session's table. `verdict` then says
-whether the recipe works, and if not, which binding failed.
+The dry run (a phase: see web.phase) loads the URL in a fresh page and runs the recipe with the
+real RecipeExecutor, capped at a few items, and stopped once more items failed than it wants to
+save (details that block the list would fail every item after the first). Its tool calls are
+re-numbered (`dry1-c3`) so they never collide with the real run's, and the items it saves come
+out as Log lines, not ItemsExtracted: only the real run fills the session's table. It ends with
+its `DryRunOutcome`, built from the executor's; `verdict` then says whether the recipe works,
+and if not, which binding failed.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,13 +23,13 @@ from tui_agent.events import Event, ItemsExtracted, Log, ToolCall, ToolResult
 from tui_agent.web.browser import Browser, BrowserError
 from tui_agent.web.navigation import goto
 from tui_agent.web.page_wait import WAIT_CAP
+from tui_agent.web.phase import Phase, PhaseRun
 from tui_agent.web.recipe import (
-    BrowserGone,
     DetailsParser,
     FieldSelector,
-    HardFailure,
     RecipeExecutor,
     RecipeFile,
+    RunOutcome,
     conditions,
     first_line,
 )
@@ -38,25 +38,23 @@ LOAD_TIMEOUT_MS = 30_000
 PREVIEW_CHARS = 240
 
 
-class DryRunAborted(Exception):
-    """The dry run could not happen at all (page not loadable, browser gone): one line."""
-
-
-@dataclass
-class DryRunResult:
-    """What one dry run saved and saw."""
+@dataclass(frozen=True)
+class DryRunOutcome:
+    """What one dry run saved and saw; `aborted` says why it could not run at all."""
 
     items: list[dict[str, Any]] = field(default_factory=list)
     present: int = 0
     """How many list items the page showed (the most seen at any point)."""
     failure: str | None = None
-    """The executor's hard failure, if it stopped early."""
+    """The run's failure (one line), if it stopped early."""
     skipped: list[str] = field(default_factory=list)
-    """Why items were skipped (the executor's warnings)."""
+    """Why items were skipped (the executor's soft failures)."""
     gave_up: bool = False
     """Stopped early: more items were skipped than the dry run wanted to save."""
     control_like: list[str] = field(default_factory=list)
     """Texts of saved items that read like page controls ("Next →", "1 2 3")."""
+    aborted: str | None = None
+    """Why the dry run could not happen at all (page not loadable, browser gone), one line."""
 
 
 @dataclass(frozen=True)
@@ -86,7 +84,7 @@ def _describe(binding: str, name: str, spec: FieldSelector) -> str:
     return f"{binding} {name} (`{spec.selector}`{attribute})"
 
 
-def verdict(recipe: RecipeFile, result: DryRunResult, wanted: int) -> Verdict:
+def verdict(recipe: RecipeFile, result: DryRunOutcome, wanted: int) -> Verdict:
     """Accepted when the dry run saved min(wanted, items shown) items (at least one) and
     each named field was read (non-empty) in at least one of them."""
     saved = len(result.items)
@@ -111,7 +109,7 @@ def verdict(recipe: RecipeFile, result: DryRunResult, wanted: int) -> Verdict:
     return Verdict(None)
 
 
-def _blocked(recipe: RecipeFile, result: DryRunResult) -> str:
+def _blocked(recipe: RecipeFile, result: DryRunOutcome) -> str:
     """A hint when items after a saved one could not be clicked and nothing closes details."""
     bindings = recipe.bindings
     unclickable = any("could not be clicked" in reason for reason in result.skipped)
@@ -152,10 +150,7 @@ def preview(item: dict[str, Any], recipe: RecipeFile) -> str:
 
 
 class DryRun:
-    """One dry run of `recipe` on `url`: iterate `run()` for its events, then read `result`.
-
-    `run()` raises DryRunAborted when the page cannot be loaded or the browser is gone.
-    """
+    """One dry run of `recipe` on `url`: `run()` yields its events, then its DryRunOutcome."""
 
     def __init__(
         self,
@@ -175,18 +170,19 @@ class DryRun:
         self.recipe = recipe
         self.items = items
         self.prefix = f"dry{number}"
-        self.result = DryRunResult()
 
-    async def run(self) -> AsyncIterator[Event]:
+    async def run(self) -> Phase[DryRunOutcome]:
         try:
             page = await self.browser.page()
         except BrowserError as exc:
-            raise DryRunAborted(str(exc)) from None
+            yield DryRunOutcome(aborted=str(exc))
+            return
         try:
             try:
                 await goto(page, self.url, timeout=LOAD_TIMEOUT_MS)
             except PlaywrightError as exc:
-                raise DryRunAborted(f"cannot load {self.url}: {first_line(exc)}") from None
+                yield DryRunOutcome(aborted=f"cannot load {self.url}: {first_line(exc)}")
+                return
             executor = RecipeExecutor(
                 page,
                 self.recipe,
@@ -194,49 +190,58 @@ class DryRun:
                 crashed=lambda: self.browser.crashed,
                 wait=self.wait,
                 parser=self.parser,
+                give_up_after=self.items,
             )
-            try:
-                async with contextlib.aclosing(executor.run()) as events:
-                    async for event in events:
-                        flagged = len(self.result.control_like)
-                        yield self._relabel(event)
-                        for text in self.result.control_like[flagged:]:
-                            yield Log(
-                                level="warning",
-                                message=f"dry run: an item looks like a page control, not an "
-                                f"item: {text!r} (LIST_ITEM may match a pager or a menu)",
-                            )
-                        if len(self.result.skipped) > self.items:
-                            self.result.gave_up = True
-                            break
-            except HardFailure as exc:
-                self.result.failure = first_line(exc)
-            except BrowserGone as exc:
-                raise DryRunAborted(str(exc)) from None
-            self.result.items = list(executor.items)
+            run = PhaseRun(executor.run(), RunOutcome)
+            async for event in run:
+                for relabelled in self._relabel(event):
+                    yield relabelled
+            outcome = run.outcome
+            if outcome.failure is not None and outcome.failure.kind == "BrowserGone":
+                yield DryRunOutcome(aborted=outcome.failure.message)
+                return
+            present = outcome.most_shown
             with contextlib.suppress(PlaywrightError):
                 shown, _ = await conditions.list_signature(page, self.recipe.bindings)
-                self.result.present = max(self.result.present, shown)
+                present = max(present, shown)
+            failure = outcome.failure
+            yield DryRunOutcome(
+                items=outcome.items,
+                present=present,
+                failure=_first_line(failure.message) if failure else None,
+                skipped=outcome.skipped,
+                gave_up=outcome.stopped_reason == "gave_up",
+                control_like=[text for item in outcome.items if (text := looks_like_control(item))],
+            )
         finally:
             with contextlib.suppress(PlaywrightError):
                 await page.context.close()
 
-    def _relabel(self, event: Event) -> Event:
-        """The executor's event as the dry run reports it."""
+    def _relabel(self, event: Event) -> list[Event]:
+        """The executor's event as the dry run reports it (an item saved that reads like a
+        page control gets a warning after it)."""
         match event:
             case ToolCall() | ToolResult():
-                if isinstance(event, ToolResult):
-                    shown = event.facts.get("shown")
-                    if isinstance(shown, int):
-                        self.result.present = max(self.result.present, shown)
-                return event.model_copy(update={"call_id": f"{self.prefix}-{event.call_id}"})
+                return [event.model_copy(update={"call_id": f"{self.prefix}-{event.call_id}"})]
             case ItemsExtracted():
                 lines = [preview(item, self.recipe) for item in event.items]
-                flagged = [text for item in event.items if (text := looks_like_control(item))]
-                self.result.control_like += flagged
-                return Log(level="info", message=f"dry run item: {'; '.join(lines)}")
+                shown: list[Event] = [
+                    Log(level="info", message=f"dry run item: {'; '.join(lines)}")
+                ]
+                for text in filter(None, map(looks_like_control, event.items)):
+                    shown.append(
+                        Log(
+                            level="warning",
+                            message=f"dry run: an item looks like a page control, not an "
+                            f"item: {text!r} (LIST_ITEM may match a pager or a menu)",
+                        )
+                    )
+                return shown
             case Log():
-                if event.level == "warning":
-                    self.result.skipped.append(event.message)
-                return event.model_copy(update={"message": f"dry run: {event.message}"})
-        return event
+                return [event.model_copy(update={"message": f"dry run: {event.message}"})]
+        return [event]
+
+
+def _first_line(text: str) -> str:
+    lines = text.strip().splitlines()
+    return lines[0] if lines else text

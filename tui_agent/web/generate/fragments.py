@@ -7,18 +7,18 @@ then WAIT_FOR the list to change) and keeps it only once `ProofBench.prove` ran 
 loaded page and the list changed as asked:
 filter -> every item shows the chosen option, sort -> the items' values are in order, search ->
 every item contains the term. With an `llm`, the model picks the control when no heuristic
-match exists; its answer is checked against the controls found and proved the same way.
+match exists; its answer is checked against the controls found and proved the same way. Each
+generator's `run()` is a phase (see web.phase) ending with its `FragmentOutcome`.
 """
 
 from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-from tui_agent.events import Event, Log
+from tui_agent.events import Log
 from tui_agent.llm.json_object import json_object_in
 from tui_agent.web.generate.controls import (
     Control,
@@ -30,6 +30,7 @@ from tui_agent.web.generate.controls import (
 )
 from tui_agent.web.generate.list_checks import Check, check_filter, check_search, check_sort
 from tui_agent.web.generate.proof import ProofBench
+from tui_agent.web.phase import Phase, PhaseRun
 from tui_agent.web.plan import SORT_KEYS, Fragment, GeneratorName
 
 MAX_CANDIDATES = 3
@@ -57,6 +58,24 @@ class Candidate:
 
     control: Control
     option: Option | None = None
+
+
+@dataclass(frozen=True)
+class FragmentOutcome:
+    """A generator's verified fragment and the candidate it applies, or why there is none."""
+
+    fragment: Fragment | None = None
+    chosen: Candidate | None = None
+    failure: str | None = None
+    """One line, set exactly when there is no fragment."""
+
+
+@dataclass(frozen=True)
+class _Pick:
+    """The model's pick of a control, or why there is none."""
+
+    candidate: Candidate | None
+    problem: str = ""
 
 
 def _click(option: Option) -> dict[str, Any]:
@@ -115,11 +134,6 @@ class FragmentGenerator(ABC):
     def __init__(self, bench: ProofBench, task: str) -> None:
         self.bench = bench
         self.task = task
-        self.fragment: Fragment | None = None
-        self.chosen: Candidate | None = None
-        self.error: str | None = None
-        self._verdict = Check(False, "not run")
-        self._model_choice: list[Candidate] = []
 
     @abstractmethod
     def want(self) -> str:
@@ -149,73 +163,73 @@ class FragmentGenerator(ABC):
         """The command lists that may apply `candidate`, most likely first."""
         return _fragment_commands(candidate, self.text(), self.bench.item_selector)
 
-    async def run(self) -> AsyncIterator[Event]:
-        """Try the candidates (or the model's pick); sets `fragment`, `chosen` or `error`."""
+    async def run(self) -> Phase[FragmentOutcome]:
+        """Try the candidates (or the model's pick): the first whose fragment is proved."""
         candidates = self.candidates()[:MAX_CANDIDATES]
         if not candidates:
-            async for event in self._ask_model():
+            picked = PhaseRun(self._ask_model(), _Pick)
+            async for event in picked:
                 yield event
-            candidates = self._model_choice
-            if not candidates:
+            if picked.outcome.candidate is None:
+                failure = f"{self.name} could not {self.want()}: {picked.outcome.problem}"
+                yield Log(level="warning", message=failure)
+                yield FragmentOutcome(failure=failure)
                 return
+            candidates = [picked.outcome.candidate]
         tried = []
         for candidate in candidates:
             for commands in self.variants(candidate):
-                async for event in self._verify(candidate, commands):
+                proved = PhaseRun(self._prove(candidate, commands), Check)
+                async for event in proved:
                     yield event
-                if self._verdict.ok:
+                verdict = proved.outcome
+                if verdict.ok:
                     description, option = self.describe(candidate)
-                    self.chosen = candidate
-                    self.fragment = Fragment(
+                    fragment = Fragment(
                         generator=self.name,
                         description=description,
                         target=candidate.control.selector,
                         option=option,
                         commands=commands,
                         verified=True,
-                        evidence=self._verdict.evidence,
+                        evidence=verdict.evidence,
                     )
-                    yield Log(message=f"{self.name}: {description}: {self._verdict.evidence}")
+                    yield Log(message=f"{self.name}: {description}: {verdict.evidence}")
+                    yield FragmentOutcome(fragment, candidate)
                     return
-                tried.append(self._verdict.evidence)
-        self.error = f"{self.name} could not {self.want()}: " + "; ".join(dict.fromkeys(tried))
-        yield Log(level="warning", message=self.error)
+                tried.append(verdict.evidence)
+        failure = f"{self.name} could not {self.want()}: " + "; ".join(dict.fromkeys(tried))
+        yield Log(level="warning", message=failure)
+        yield FragmentOutcome(failure=failure)
 
-    async def _verify(
-        self, candidate: Candidate, commands: list[dict[str, Any]]
-    ) -> AsyncIterator[Event]:
+    def _prove(self, candidate: Candidate, commands: list[dict[str, Any]]) -> Phase[Check]:
         """Prove the candidate's fragment on a freshly loaded page."""
-        async for event in self.bench.prove(
+        return self.bench.prove(
             f"check_{self.purpose}",
             {"want": self.want()},
             commands,
             lambda items: self.check(candidate, items),
-        ):
-            yield event
-        self._verdict = self.bench.verdict
+        )
 
-    async def _ask_model(self) -> AsyncIterator[Event]:
+    async def _ask_model(self) -> Phase[_Pick]:
         """No heuristic match: the model (if any) picks one of the controls found."""
         offered = self.offered()
-        problem = ""
         if not offered:
             kind = "text inputs" if self.purpose == "search" else "select controls"
-            problem = f"the page has no {kind}"
-        elif self.bench.llm is None:
+            yield _Pick(None, f"the page has no {kind}")
+            return
+        if self.bench.llm is None:
             found = "; ".join(control.brief() for control in offered)
-            problem = f"nothing on the page matches (found {found})"
-        else:
-            reply = await self.bench.llm.complete(
-                self._prompt(offered), want_json=True, purpose=f"{self.purpose} control"
-            )
-            yield reply.call
-            candidate, problem = self._read_answer(reply.text, offered)
-            if candidate is not None:
-                yield Log(message=f"{self.name}: the model chose {self.describe(candidate)[0]}")
-                self._model_choice = [candidate]
-                return
-        self.error = f"{self.name} could not {self.want()}: {problem}"
-        yield Log(level="warning", message=self.error)
+            yield _Pick(None, f"nothing on the page matches (found {found})")
+            return
+        reply = await self.bench.llm.complete(
+            self._prompt(offered), want_json=True, purpose=f"{self.purpose} control"
+        )
+        yield reply.call
+        candidate, problem = self._read_answer(reply.text, offered)
+        if candidate is not None:
+            yield Log(message=f"{self.name}: the model chose {self.describe(candidate)[0]}")
+        yield _Pick(candidate, problem)
 
     def _prompt(self, offered: list[Control]) -> list[dict[str, str]]:
         listing = "\n".join(f"- {control.describe()}" for control in offered)

@@ -2,36 +2,50 @@
 
 `GeneratorPhase(page, url, task, needed, item_selector=...)` reads the task's intent, finds the
 page's controls, runs one generator per need (`fragments.py`) and, when several succeed, proves
-them together on one page.
+them together on one page. Its `run()` is a phase (see web.phase) ending with the
+`FragmentsOutcome`.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from playwright.async_api import Page
 
-from tui_agent.events import Event, Log
+from tui_agent.events import Log
 from tui_agent.llm.client import LLM
 from tui_agent.web.generate.fragments import (
+    Candidate,
     FilterGenerator,
     FragmentGenerator,
+    FragmentOutcome,
     SearchGenerator,
     SortGenerator,
 )
 from tui_agent.web.generate.list_checks import Check
-from tui_agent.web.generate.proof import ProofBench
+from tui_agent.web.generate.proof import ControlsFound, ListRead, ProofBench
 from tui_agent.web.page_wait import WAIT_CAP
+from tui_agent.web.phase import Phase, PhaseRun
 from tui_agent.web.plan import Fragment, GeneratorName, TaskIntent, parse_intent
 
 
-class GeneratorPhase:
-    """The fragments the task's filters, sort and search need, each verified.
+@dataclass(frozen=True)
+class FragmentsOutcome:
+    """The verified fragments (in run order: filters, sort, search) and why each need that got
+    none got none."""
 
-    After `run()`: `fragments` (verified ones, in run order: filters, sort, search), `intent`,
-    and `error` (one line naming every need that got no fragment, else None).
-    """
+    fragments: list[Fragment] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def failure(self) -> str | None:
+        """One line naming every need that got no fragment; None when each got one."""
+        return "; ".join(self.problems) or None
+
+
+class GeneratorPhase:
+    """The fragments the task's filters, sort and search need, each verified."""
 
     def __init__(
         self,
@@ -50,8 +64,6 @@ class GeneratorPhase:
         self.task = task
         self.needed = needed
         self.intent: TaskIntent = intent or parse_intent(task)
-        self.fragments: list[Fragment] = []
-        self.error: str | None = None
         self._bench = ProofBench(
             page, url, item_selector, llm, item_siblings=item_siblings, wait=wait
         )
@@ -81,46 +93,63 @@ class GeneratorPhase:
                 )
         return generators, problems
 
-    async def run(self) -> AsyncIterator[Event]:
-        """The events of finding, running and checking every fragment."""
+    async def run(self) -> Phase[FragmentsOutcome]:
+        """The events of finding, running and checking every fragment, then what they gave."""
         bench = self._bench
         yield Log(message=f"task intent: {self.intent.describe()}")
-        generators, errors = self._generators()
-        for problem in errors:
+        generators, problems = self._generators()
+        for problem in problems:
             yield Log(level="warning", message=problem)
-        if generators:
-            async for event in bench.load():
-                yield event
-            if not bench.ok:
-                errors.append(f"the list ({bench.item_selector}) did not appear at {self.url}")
-            else:
-                async for event in self._generate(generators, errors):
-                    yield event
-        self.error = "; ".join(errors) or None
+        if not generators:
+            yield FragmentsOutcome(problems=problems)
+            return
+        loaded = PhaseRun(bench.load(), Check)
+        async for event in loaded:
+            yield event
+        if not loaded.outcome.ok:
+            problem = f"the list ({bench.item_selector}) did not appear at {self.url}"
+            yield FragmentsOutcome(problems=[*problems, problem])
+            return
+        generated = PhaseRun(self._generate(generators), FragmentsOutcome)
+        async for event in generated:
+            yield event
+        outcome = generated.outcome
+        yield FragmentsOutcome(outcome.fragments, [*problems, *outcome.problems])
 
-    async def _generate(
-        self, generators: list[FragmentGenerator], errors: list[str]
-    ) -> AsyncIterator[Event]:
+    async def _generate(self, generators: list[FragmentGenerator]) -> Phase[FragmentsOutcome]:
         bench = self._bench
-        async for event in bench.read():
+        listed = PhaseRun(bench.read(), ListRead)
+        async for event in listed:
             yield event
-        bench.baseline = bench.items
-        async for event in bench.find():
+        bench.baseline = listed.outcome.items
+        found = PhaseRun(bench.find(), ControlsFound)
+        async for event in found:
             yield event
+        bench.controls = found.outcome.controls
         generators = [split for generator in generators for split in self._split(generator)]
+        fragments: list[Fragment] = []
+        problems: list[str] = []
+        done: list[tuple[FragmentGenerator, Candidate]] = []
         for generator in generators:
-            async for event in generator.run():
+            ran = PhaseRun(generator.run(), FragmentOutcome)
+            async for event in ran:
                 yield event
-            if generator.fragment is not None:
-                self.fragments.append(generator.fragment)
-            if generator.error:
-                errors.append(generator.error)
-        done = [generator for generator in generators if generator.chosen is not None]
+            outcome = ran.outcome
+            if outcome.fragment is not None and outcome.chosen is not None:
+                fragments.append(outcome.fragment)
+                done.append((generator, outcome.chosen))
+            if outcome.failure:
+                problems.append(outcome.failure)
         if len(done) > 1:
-            async for event in self._together(done, errors):
+            together = PhaseRun(self._together(done, fragments), Check)
+            async for event in together:
                 yield event
-        async for event in bench.load():  # leave the page as it was found
+            if not together.outcome.ok:
+                evidence = together.outcome.evidence
+                problems.append(f"the fragments work alone but not together: {evidence}")
+        async for event in PhaseRun(bench.load(), Check):  # leave the page as it was found
             yield event
+        yield FragmentsOutcome(fragments, problems)
 
     def _split(self, generator: FragmentGenerator) -> list[FragmentGenerator]:
         """A filter of several words no control names as a whole ("outdoor eco") becomes one
@@ -129,23 +158,20 @@ class GeneratorPhase:
             return [generator]
         words = generator.value.split()
         parts = [FilterGenerator(self._bench, self.task, word) for word in words]
-        named = [part for part in parts if part.candidates()]
+        named: list[FragmentGenerator] = [part for part in parts if part.candidates()]
         return named if len(words) > 1 and named else [generator]
 
     async def _together(
-        self, done: list[FragmentGenerator], errors: list[str]
-    ) -> AsyncIterator[Event]:
+        self, done: list[tuple[FragmentGenerator, Candidate]], fragments: list[Fragment]
+    ) -> Phase[Check]:
         """Run every verified fragment in turn and check all of them on the final list."""
-        bench = self._bench
-        commands = [command for g in done if g.fragment for command in g.fragment.commands]
+        commands = [command for fragment in fragments for command in fragment.commands]
 
         def check_all(items: list[dict[str, Any]]) -> Check:
-            checks = [g.check(g.chosen, items) for g in done if g.chosen is not None]
+            checks = [generator.check(chosen, items) for generator, chosen in done]
             return Check(all(c.ok for c in checks), "; ".join(c.evidence for c in checks))
 
-        async for event in bench.prove(
+        async for item in self._bench.prove(
             "check_together", {"fragments": len(done)}, commands, check_all
         ):
-            yield event
-        if not bench.verdict.ok:
-            errors.append(f"the fragments work alone but not together: {bench.verdict.evidence}")
+            yield item

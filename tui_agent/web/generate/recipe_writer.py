@@ -5,20 +5,22 @@ RecipeGenerator gets its recipe from the model when it has one (an answer in the
 Schema) or from `build_recipe`, validates it, dry-runs it on a couple of items and accepts it
 only when they were saved with every named field read. A failed dry run gets one repair round:
 the model sees the error and its recipe; offline, fields read empty everywhere are dropped (or
-read from the details by clicking when the list items did not show them).
+read from the details by clicking when the list items did not show them). Its `run()` is a
+phase (see web.phase) ending with the `RecipeOutcome`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Collection, Sequence
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
-from tui_agent.events import Event, Log
+from tui_agent.events import Log
 from tui_agent.web.browser import Browser
 from tui_agent.web.generate.details_schema import read_schema, schema_prompt, with_parsing
-from tui_agent.web.generate.dry_run import DryRun, DryRunAborted, Verdict, named_fields, verdict
+from tui_agent.web.generate.dry_run import DryRun, DryRunOutcome, Verdict, named_fields, verdict
 from tui_agent.web.generate.writer_prompts import (
     answer_json,
     repair_prompt,
@@ -26,6 +28,7 @@ from tui_agent.web.generate.writer_prompts import (
     user_prompt,
 )
 from tui_agent.web.page_wait import WAIT_CAP
+from tui_agent.web.phase import Phase, PhaseRun
 from tui_agent.web.plan import Fragment, Strategy, StrategyField
 from tui_agent.web.recipe import DetailsParser, RecipeError, RecipeFile, parse_recipe
 
@@ -230,12 +233,42 @@ def recipe_identity(url: str, task: str) -> tuple[str, str]:
 # -- the generator -----------------------------------------------------------------------------
 
 
-class RecipeGenerator:
-    """Writes a recipe (by model or by rule), dry-runs it, repairs it once if needed.
+@dataclass(frozen=True)
+class RecipeOutcome:
+    """The accepted recipe and what its dry run saved, or why no recipe was accepted."""
 
-    After `run()`: `recipe` (the accepted recipe, or None), `dry_run_items` (what the last
-    dry run saved) and `error` (one line naming what failed, or None).
-    """
+    recipe: RecipeFile | None
+    dry_run_items: list[dict[str, Any]] = field(default_factory=list)
+    """What the last dry run saved."""
+    failure: str | None = None
+    """One line, set exactly when there is no recipe."""
+
+    def __post_init__(self) -> None:
+        if (self.recipe is None) == (self.failure is None):
+            raise ValueError("a RecipeOutcome holds a recipe or a failure, not both or neither")
+
+
+@dataclass(frozen=True)
+class _Trial:
+    """One dry run judged: the recipe tried, what it saved, and the verdict."""
+
+    recipe: RecipeFile
+    items: list[dict[str, Any]]
+    verdict: Verdict
+
+    def outcome(self) -> RecipeOutcome:
+        """The recipe as accepted, or the verdict's error."""
+        accepted = self.recipe if self.verdict.ok else None
+        return RecipeOutcome(accepted, self.items, self.verdict.error)
+
+
+class _Aborted(Exception):
+    """A dry run could not happen at all: no recipe can be proved."""
+
+
+class RecipeGenerator:
+    """Writes a recipe (by model or by rule), dry-runs it, repairs it once if needed; `run()`
+    yields the events, then the RecipeOutcome."""
 
     def __init__(
         self,
@@ -266,24 +299,29 @@ class RecipeGenerator:
         self.llm = llm
         self.dry_run_size = dry_run_items
         self.recipe_id, self.name = recipe_identity(url, task)
-        self.recipe: RecipeFile | None = None
-        self.dry_run_items: list[dict[str, Any]] = []
-        self.error: str | None = None
         self._dry_runs = 0
-        self._verdict = Verdict(None)
 
-    async def run(self) -> AsyncIterator[Event]:
-        """The events of writing and proving the recipe."""
-        self.recipe, self.dry_run_items, self.error = None, [], None
-        work = self._offline() if self.llm is None else self._by_model(self.llm)
+    async def run(self) -> Phase[RecipeOutcome]:
+        """The events of writing and proving the recipe, then the outcome."""
+        written: RecipeOutcome | None = None
         try:
-            async for event in work:
+            work = self._offline() if self.llm is None else self._by_model(self.llm)
+            first = PhaseRun(work, RecipeOutcome)
+            async for event in first:
                 yield event
-            if self.recipe is not None and self._wants_parsing(self.recipe):
-                async for event in self._add_parsing(self.recipe):
+            written = first.outcome
+            if written.recipe is not None and self._wants_parsing(written.recipe):
+                parsed = PhaseRun(self._add_parsing(written), RecipeOutcome)
+                async for event in parsed:
                     yield event
-        except DryRunAborted as exc:
-            self.error = f"the dry run could not run: {exc}"
+                written = parsed.outcome
+        except _Aborted as exc:
+            failure = f"the dry run could not run: {exc}"
+            if written is None:
+                written = RecipeOutcome(None, failure=failure)
+            else:  # while trying to parse the details: the recipe stands without parsing
+                yield Log(level="warning", message=f"parsing left out: {failure}")
+        yield written
 
     # -- parsing the details' text with the model ------------------------------------------------
 
@@ -293,28 +331,31 @@ class RecipeGenerator:
         named = set(recipe.bindings.DETAILS_FIELDS) | set(recipe.bindings.ITEM_FIELDS)
         return self.parse_details or not (named - {"title", "url"})
 
-    async def _add_parsing(self, recipe: RecipeFile) -> AsyncIterator[Event]:
+    async def _add_parsing(self, kept: RecipeOutcome) -> Phase[RecipeOutcome]:
         """Have the model propose the fields the details' text gives, then dry-run the recipe
-        that parses them; kept only when the parsed fields came back."""
-        assert self.parser is not None
-        kept, items = self.recipe, self.dry_run_items
+        that parses them; it replaces `kept` only when the parsed fields came back."""
+        assert self.parser is not None and kept.recipe is not None
+        recipe, items = kept.recipe, kept.dry_run_items
         if not _clicks_items(recipe) and self.strategy.click_behavior is not None:
             yield Log(message="details parsing needs the details' text: each item is clicked")
             try:
                 recipe = self._build(self.strategy, click=True)
             except RecipeError as exc:
                 yield Log(level="warning", message=f"parsing left out: {_one_line(exc)}")
+                yield kept
                 return
-            async for event in self._try(recipe):
+            clicking = PhaseRun(self._try(recipe), _Trial)
+            async for event in clicking:
                 yield event
-            if not self._verdict.ok:
-                self.recipe, self.dry_run_items, self.error = kept, items, None
+            if not clicking.outcome.verdict.ok:
                 yield Log(level="warning", message="parsing left out: the clicking recipe failed")
+                yield kept
                 return
-        texts = [str(item["text"]) for item in self.dry_run_items if item.get("text")]
+            items = clicking.outcome.items
+        texts = [str(item["text"]) for item in items if item.get("text")]
         if not texts:
-            self.recipe, self.dry_run_items = kept, items
             yield Log(level="warning", message="no details text to parse: parsing left out")
+            yield kept
             return
         known = list(named_fields(recipe))
         reason = "asked for" if self.parse_details else "no selector names the details' fields"
@@ -325,51 +366,51 @@ class RecipeGenerator:
         yield reply.call
         schema = read_schema(reply.text, known)
         if schema is None:
-            self.recipe, self.dry_run_items = kept, items
             yield Log(
                 level="warning",
                 message=f"the model proposed no fields ({reply.text[:80]!r}): parsing left out",
             )
+            yield kept
             return
-        parsing = with_parsing(recipe, schema)
-        async for event in self._try(parsing):
+        trial = PhaseRun(self._try(with_parsing(recipe, schema)), _Trial)
+        async for event in trial:
             yield event
-        read = [
-            n for n in schema if any(item.get(n) not in (None, "") for item in self.dry_run_items)
-        ]
-        if self._verdict.ok and read:
+        parsed = trial.outcome
+        read = [n for n in schema if any(item.get(n) not in (None, "") for item in parsed.items)]
+        if parsed.verdict.ok and read:
             yield Log(message=f"the details are parsed into {', '.join(schema)}")
+            yield parsed.outcome()
             return
-        self.recipe, self.dry_run_items, self.error = kept, items, None
         yield Log(
             level="warning",
             message="the model read none of the proposed fields in the dry run: parsing left out",
         )
+        yield kept
 
     # -- offline -------------------------------------------------------------------------------
 
-    async def _offline(self) -> AsyncIterator[Event]:
+    async def _offline(self) -> Phase[RecipeOutcome]:
         try:
             recipe = self._build(self.strategy)
         except RecipeError as exc:
-            self.error = _one_line(exc)
+            yield RecipeOutcome(None, failure=_one_line(exc))
             return
         yield Log(level="info", message=f"recipe built from the strategy: {describe(recipe)}")
-        async for event in self._try(recipe):
+        first = PhaseRun(self._try(recipe), _Trial)
+        async for event in first:
             yield event
-        judged = self._verdict
-        if judged.ok:
-            return
-        repaired = self._repair(recipe, judged)
+        judged = first.outcome.verdict
+        repaired = None if judged.ok else self._repair(recipe, judged)
         if repaired is None:
-            self.error = judged.error
+            yield first.outcome.outcome()
             return
         for name in judged.empty:
             yield Log(level="warning", message=_field_note(name, judged, repaired))
         yield Log(level="info", message=f"repaired recipe: {describe(repaired)}")
-        async for event in self._try(repaired):
+        second = PhaseRun(self._try(repaired), _Trial)
+        async for event in second:
             yield event
-        self.error = self._verdict.error
+        yield second.outcome.outcome()
 
     def _build(self, strategy: Strategy, click: bool | None = None) -> RecipeFile:
         return build_recipe(
@@ -394,7 +435,7 @@ class RecipeGenerator:
 
     # -- with a model --------------------------------------------------------------------------
 
-    async def _by_model(self, llm: LLM) -> AsyncIterator[Event]:
+    async def _by_model(self, llm: LLM) -> Phase[RecipeOutcome]:
         messages: list[Message] = [
             {"role": "system", "content": system_prompt()},
             {
@@ -402,6 +443,7 @@ class RecipeGenerator:
                 "content": user_prompt(self.strategy, self.fragments, self.task, self.max_items),
             },
         ]
+        items: list[dict[str, Any]] = []
         for attempt in (1, 2):
             stream = llm.stream(messages, want_json=True, purpose="recipe", step=attempt)
             async for _ in stream:
@@ -417,13 +459,15 @@ class RecipeGenerator:
                 yield Log(level="warning", message=f"the model's recipe is not valid: {error}")
             else:
                 yield Log(level="info", message=f"recipe from the model: {describe(recipe)}")
-                async for event in self._try(recipe):
+                trial = PhaseRun(self._try(recipe), _Trial)
+                async for event in trial:
                     yield event
-                if self._verdict.error is None:
+                if trial.outcome.verdict.ok:
+                    yield trial.outcome.outcome()
                     return
-                error = self._verdict.error
+                items, error = trial.outcome.items, str(trial.outcome.verdict.error)
             if attempt == 2:
-                self.error = f"the model's recipe failed twice: {error}"
+                yield RecipeOutcome(None, items, f"the model's recipe failed twice: {error}")
                 return
             messages.append({"role": "assistant", "content": reply.text})
             messages.append({"role": "user", "content": repair_prompt(error, data)})
@@ -445,8 +489,8 @@ class RecipeGenerator:
 
     # -- the dry run ---------------------------------------------------------------------------
 
-    async def _try(self, recipe: RecipeFile) -> AsyncIterator[Event]:
-        """A dry run's events; its verdict goes to `_verdict`, an accepted recipe is kept."""
+    async def _try(self, recipe: RecipeFile) -> Phase[_Trial]:
+        """A dry run's events, then the trial judged; _Aborted when it could not run."""
         self._dry_runs += 1
         count = self.dry_run_size
         yield Log(level="info", message=f"dry run {self._dry_runs} on {count} items: {self.url}")
@@ -459,13 +503,15 @@ class RecipeGenerator:
             wait=self.wait,
             parser=self.parser,
         )
-        async for event in trial.run():
+        ran = PhaseRun(trial.run(), DryRunOutcome)
+        async for event in ran:
             yield event
-        self.dry_run_items = trial.result.items
-        judged = verdict(recipe, trial.result, count)
+        result = ran.outcome
+        if result.aborted is not None:
+            raise _Aborted(result.aborted)
+        judged = verdict(recipe, result, count)
         if judged.ok:
-            self.recipe = recipe
-            saved = len(trial.result.items)
+            saved = len(result.items)
             fields = len(named_fields(recipe))
             yield Log(
                 level="info",
@@ -473,7 +519,7 @@ class RecipeGenerator:
             )
         else:
             yield Log(level="warning", message=f"dry run {self._dry_runs} failed: {judged.error}")
-        self._verdict = judged
+        yield _Trial(recipe, result.items, judged)
 
 
 def _field_note(name: str, judged: Verdict, repaired: RecipeFile) -> str:

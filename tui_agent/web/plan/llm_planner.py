@@ -4,7 +4,8 @@ The model calls the probes through litellm tool calling, or through the text pro
 `planner_prompts` when it has no tools, at most `max_tool_calls` times. Its final answer in the
 strategy format is parsed into a `Strategy`; an unreadable answer is re-asked once. "Verified
 selectors only" is enforced here: a selector no tool call of this session matched is sent back
-once to be verified or dropped; whatever is still unverified is dropped and recorded.
+once to be verified or dropped; whatever is still unverified is dropped and recorded. The run
+ends with its `PlanOutcome` (see web.phase).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from tui_agent.llm.client import LLM, Message, Reply
 from tui_agent.llm.provider import tools_supported
 from tui_agent.llm.text_calls import parse_text_calls
 from tui_agent.llm.tool_turns import ModelCall, answer_messages, native_calls
+from tui_agent.web.phase import Phase
+from tui_agent.web.plan.outcome import PlanOutcome
 from tui_agent.web.plan.prompts import (
     calls_left_line,
     cap_message,
@@ -123,10 +126,9 @@ class StrategyPlanner:
     (its prose: the text around the calls, or before a final answer's first heading) then
     replaces them, empty when the reply had no prose.
 
-    After `run`: `strategy` (None on failure), `output` (the accepted strategy's Markdown, or
-    the model's last answer when none was accepted), `error` (one line), `refused` (selectors
-    dropped as unverified), `tool_calls` (how many were run). The probes' `item_selector` is
-    taken from the hints' LIST_ITEM (if unset) and set to the accepted strategy's.
+    `run()` ends with the PlanOutcome (its `output`: the accepted strategy's Markdown, or the
+    model's last answer when none was accepted). The probes' `item_selector` is taken from the
+    hints' LIST_ITEM (if unset) and set to the accepted strategy's.
     """
 
     def __init__(
@@ -150,22 +152,20 @@ class StrategyPlanner:
         self.use_tools = (
             tools_supported(llm.model, llm.api_base) if use_tools is None else use_tools
         )
-        self.strategy: Strategy | None = None
-        self.output = ""
-        self.error: str | None = None
-        self.refused: list[str] = []
-        self.tool_calls = 0
+        self._tool_calls = 0
         self._messages: list[Message] = []
         self._turn = 0
-        self._purpose: str | None = "plan"
-        """What the next model call is for; None once the run is over."""
+        self._purpose = "plan"
+        """What the next model call is for."""
+        self._ending: PlanOutcome | None = None
+        """How the run ends, once it is decided."""
         self._reparse_left = self._verify_left = 1
         self._told_limit = False
         self._ignored_rounds = 0
         self._best: Strategy | None = None
 
-    async def run(self) -> AsyncIterator[Event]:
-        """Explore, answer, verify; see the class docstring for the results."""
+    async def run(self) -> Phase[PlanOutcome]:
+        """Explore, answer, verify; then the outcome."""
         if self.hints and self.hints.list_item and not self.probes.item_selector:
             self.probes.item_selector = self.hints.list_item
         snapshot = await self.probes.snapshot()
@@ -176,7 +176,7 @@ class StrategyPlanner:
             {"role": "system", "content": prompt},
             {"role": "user", "content": opening},
         ]
-        while self._purpose is not None:
+        while self._ending is None:
             self._turn += 1
             stream = self.llm.stream(
                 self._messages,
@@ -196,12 +196,13 @@ class StrategyPlanner:
             handle = self._calls_round(reply, calls) if calls else self._final(reply)
             async for event in handle:
                 yield event
+        yield self._ending
 
     # -- one turn ----------------------------------------------------------------------------
     async def _calls_round(self, reply: Reply, calls: list[ModelCall]) -> AsyncIterator[Event]:
         """Run a round of tool calls; past the limit, refuse them (twice ends the run)."""
         self._purpose = "plan"
-        if self._told_limit and self.tool_calls >= self.max_tool_calls:
+        if self._told_limit and self._tool_calls >= self.max_tool_calls:
             self._ignored_rounds += 1
             yield Log(level="warning", message=self._ignored(len(calls)))
             if self._ignored_rounds > 1:
@@ -213,7 +214,7 @@ class StrategyPlanner:
                 return
         async for event in self._run_calls(reply, calls):
             yield event
-        if self.tool_calls >= self.max_tool_calls:
+        if self._tool_calls >= self.max_tool_calls:
             self._tell(cap_message(self.max_tool_calls))
             if not self._told_limit:
                 yield Log(message=self._limit_reached())
@@ -243,15 +244,17 @@ class StrategyPlanner:
             self._verify_left -= 1
             listed = ", ".join(f"`{s}` ({where})" for s, where in unverified)
             yield Log(message=f"sent back unverified selectors to the model: {listed}")
-            left = max(0, self.max_tool_calls - self.tool_calls)
+            left = max(0, self.max_tool_calls - self._tool_calls)
             self._send_back(reply.text, verify_message(unverified, left), "verify")
             return
-        self._purpose = None
         async for event in self._accept(strategy, unverified):
             yield event
 
-    def _fail(self, output: str, error: str) -> None:
-        self.output, self.error, self._purpose = output, error, None
+    def _fail(self, output: str, error: str, refused: list[str] | None = None) -> None:
+        """End the run with no strategy: `error` says why, `output` is the model's answer."""
+        self._ending = PlanOutcome(
+            None, output, failure=error, refused=refused or [], tool_calls=self._tool_calls
+        )
 
     # -- tool calls --------------------------------------------------------------------------
     def _read(self, reply: Reply) -> tuple[list[ModelCall], str]:
@@ -273,11 +276,11 @@ class StrategyPlanner:
         """Run the calls within the limit (each a ToolCall / ToolResult pair) and answer them."""
         answers: list[str] = []
         for call in calls:
-            if self.tool_calls >= self.max_tool_calls:
+            if self._tool_calls >= self.max_tool_calls:
                 answers.append(not_run_text(self.max_tool_calls))
                 continue
-            self.tool_calls += 1
-            call_id = f"planner-{self.tool_calls}"
+            self._tool_calls += 1
+            call_id = f"planner-{self._tool_calls}"
             if call.error is not None:
                 yield ToolCall(
                     call_id=call_id, name=call.name, arguments={"raw": call.raw}, step=self._turn
@@ -292,7 +295,7 @@ class StrategyPlanner:
             yield result
             answers.append(probe.text)
         messages = answer_messages(reply, calls, answers, native=self.use_tools)
-        left = self.max_tool_calls - self.tool_calls
+        left = self.max_tool_calls - self._tool_calls
         if not self.use_tools and left > 0:
             messages[-1]["content"] = f"{messages[-1]['content']}\n\n{calls_left_line(left)}"
         self._messages += messages
@@ -345,14 +348,16 @@ class StrategyPlanner:
             yield Log(
                 level="warning", message=f"refused unverified selector `{selector}` ({where})"
             )
-        self.refused = list(dict.fromkeys(selector for selector, _ in unverified))
+        refused = list(dict.fromkeys(selector for selector, _ in unverified))
         if any(where == "LIST_ITEM" for _, where in unverified):
-            self.output = strategy.to_markdown()
-            self.error = (
+            error = (
                 f"LIST_ITEM `{strategy.list_item}` was never verified by a tool call, "
                 "so the strategy cannot be used"
             )
+            self._fail(strategy.to_markdown(), error, refused)
             return
-        self.strategy = _drop(strategy, set(unverified))
-        self.output = self.strategy.to_markdown()
-        self.probes.item_selector = self.strategy.list_item
+        kept = _drop(strategy, set(unverified))
+        self.probes.item_selector = kept.list_item
+        self._ending = PlanOutcome(
+            kept, kept.to_markdown(), refused=refused, tool_calls=self._tool_calls
+        )

@@ -7,7 +7,7 @@ items to name their fields (a panel, a detail page, or the item expanded in plac
 find more items, pagination or a load-more button, and writes it all as a `Strategy` whose
 every selector a tool call matched in this page. The events show each step: probe tools as
 ToolCall / ToolResult pairs, the planner's own look-ups (finding the list, reading fields) as
-pairs of the same kind, and Log lines stating what was found.
+pairs of the same kind, and Log lines stating what was found; the `PlanOutcome` ends them.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
@@ -22,6 +23,7 @@ from playwright.async_api import Error as PlaywrightError
 from tui_agent.events import Event, Log, ToolCall
 from tui_agent.web.navigation import goto
 from tui_agent.web.page_wait import PROGRESS_EVERY, WAIT_CAP, settle, settled
+from tui_agent.web.phase import Phase, PhaseRun
 from tui_agent.web.plan.field_names import (
     CANDIDATES_JS,
     Candidate,
@@ -29,6 +31,7 @@ from tui_agent.web.plan.field_names import (
     name_fields,
     scoped,
 )
+from tui_agent.web.plan.outcome import PlanOutcome
 from tui_agent.web.plan.strategy import Strategy, StrategyField
 from tui_agent.web.plan.task_intent import TaskIntent, needed_generators, parse_intent
 from tui_agent.web.probe import ListCandidate, ProbeResult, Probes, find_lists, traced
@@ -74,9 +77,17 @@ ABSENT_JS = """([key, selectors]) => {
 NEXT_PAGE = ClickIfExists(type="CLICK_IF_EXISTS", target="next_page")
 
 
+@dataclass(frozen=True)
+class _ListFound:
+    """The page's repeated list, or why none was taken."""
+
+    found: ListCandidate | None
+    failure: str = ""
+
+
 class OfflinePlanner:
-    """Plans a list-detail page with the probe tools alone; iterate `run()`, then read
-    `strategy` (None when no plan could be made), `output` (its Markdown) and `error`."""
+    """Plans a list-detail page with the probe tools alone; `run()` yields the events, then the
+    PlanOutcome."""
 
     def __init__(
         self,
@@ -93,9 +104,6 @@ class OfflinePlanner:
         self.url = url
         self.wait = wait
         self.intent = intent or parse_intent(task)
-        self.strategy: Strategy | None = None
-        self.output = ""
-        self.error: str | None = None
         self._calls = 0
         self._notes: list[str] = []
         self._list: ListCandidate | None = None
@@ -107,20 +115,25 @@ class OfflinePlanner:
         self._loaded_by: str | None = None
         self._kept = f"__tuiOfflineBefore_{uuid.uuid4().hex[:8]}"
 
-    async def run(self) -> AsyncIterator[Event]:
-        """The events of planning: tool calls and their results, and Log lines of findings."""
+    async def run(self) -> Phase[PlanOutcome]:
+        """The events of planning: tool calls and their results, and Log lines of findings;
+        then the outcome."""
         try:
-            async for event in self._plan():
-                yield event
+            async for item in self._plan():
+                yield item
         except PlaywrightError as exc:
-            self.error = f"the page could not be explored: {first_line(exc)}"
-            yield Log(level="error", message=self.error)
+            failure = f"the page could not be explored: {first_line(exc)}"
+            yield Log(level="error", message=failure)
+            yield PlanOutcome(None, failure=failure)
 
-    async def _plan(self) -> AsyncIterator[Event]:
-        async for event in self._find_list():
+    async def _plan(self) -> Phase[PlanOutcome]:
+        listed = PhaseRun(self._find_list(), _ListFound)
+        async for event in listed:
             yield event
-        if self._list is None:
+        if listed.outcome.found is None:
+            yield PlanOutcome(None, failure=listed.outcome.failure)
             return
+        self._list = listed.outcome.found
         await self.page.evaluate(KEEP_JS, self._kept)
         async for event in self._read_items():
             yield event
@@ -134,9 +147,9 @@ class OfflinePlanner:
         )
         async for event in self._observe_scrolling():
             yield event
-        self.strategy = await self._write()
-        self.output = self.strategy.to_markdown()
+        strategy = await self._write()
         yield Log(level="info", message="offline strategy: " + " ".join(self._notes))
+        yield PlanOutcome(strategy, strategy.to_markdown())
 
     # -- events for the planner's own look-ups ----------------------------------------------
 
@@ -165,7 +178,7 @@ class OfflinePlanner:
 
     # -- 1. the list -------------------------------------------------------------------------
 
-    async def _find_list(self) -> AsyncIterator[Event]:
+    async def _find_list(self) -> Phase[_ListFound]:
         call = self._call("find_lists", {"wait_seconds": self.wait})
         yield call
         began = time.monotonic()
@@ -180,16 +193,16 @@ class OfflinePlanner:
         found = [c for c in lists if c.place != "navigation"]  # menus are never the items
         waited = round(time.monotonic() - began, 1)
         if not found:
-            self.error = f"no repeated list of items found on {self.page.url} (waited {waited} s"
+            failure = f"no repeated list of items found on {self.page.url} (waited {waited} s"
             if lists:
-                self.error += "; only navigation menus: " + ", ".join(f"`{c.item}`" for c in lists)
-            self.error += "; it was still busy: a longer --wait may help)" if capped else ")"
-            yield tool_result(call, began, self.error, {"candidates": []}, ok=False)
-            yield Log(level="warning", message=self.error)
+                failure += "; only navigation menus: " + ", ".join(f"`{c.item}`" for c in lists)
+            failure += "; it was still busy: a longer --wait may help)" if capped else ")"
+            yield tool_result(call, began, failure, {"candidates": []}, ok=False)
+            yield Log(level="warning", message=failure)
+            yield _ListFound(None, failure)
             return
         best = found[0]
         verified = await self._verify([best.item, best.container])
-        self._list = best
         self._list_url = self.page.url
         self.probes.item_selector = best.item
         self.probes.item_siblings = best.siblings
@@ -221,6 +234,7 @@ class OfflinePlanner:
             f"The page lists {best.count} items (`{best.item}` in `{best.container}`"
             f'{spread if best.siblings else ""}); the first reads "{best.sample}".'
         )
+        yield _ListFound(best)
 
     async def _list_shown(self) -> bool:
         """Whether the page shows a list worth taking (not in navigation, a sidebar or a form,

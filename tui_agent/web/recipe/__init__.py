@@ -1,8 +1,8 @@
 """Recipes: bindings plus a command vocabulary, and running them in a page with no model.
 
 The model (`RecipeFile`, the commands, `parse_recipe`, `load_recipe`), the `RecipeExecutor`
-that runs one as a stream of events (with a `DetailsParser` when a model reads the details),
-and the `View` that opens a recipe's first item for refinement.
+that runs one as a phase (events, then its `RunOutcome`; with a `DetailsParser` when a model
+reads the details), and the `View` that opens a recipe's first item for refinement.
 """
 
 from tui_agent.web.recipe.details_parser import DetailsCache, DetailsParser
@@ -26,8 +26,9 @@ from tui_agent.web.recipe.model import (
     recipe_json_schema,
 )
 from tui_agent.web.recipe.page_actions import PageActions
+from tui_agent.web.recipe.run_outcome import RunFailure, RunOutcome
 from tui_agent.web.recipe.step_failures import BrowserGone, CommandFailed, HardFailure, first_line
-from tui_agent.web.recipe.view import Group, RunResult, View, ViewError, open_view, run_in
+from tui_agent.web.recipe.view import Group, View, ViewError, ViewOutcome, open_view, run_in
 
 __all__ = [
     "Bindings",
@@ -47,11 +48,13 @@ __all__ = [
     "RecipeError",
     "RecipeExecutor",
     "RecipeFile",
-    "RunResult",
+    "RunFailure",
+    "RunOutcome",
     "Select",
     "TypeText",
     "View",
     "ViewError",
+    "ViewOutcome",
     "WaitFor",
     "first_line",
     "load_recipe",

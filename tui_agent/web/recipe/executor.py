@@ -3,7 +3,8 @@
 Abstract targets resolve through the bindings. Every command is a ToolCall / ToolResult pair
 and every saved item an ItemsExtracted of its own, so items stream out as they are read.
 A failing item is logged (the selector and the item named) and skipped; a list that never
-shows an item is a HardFailure naming LIST_ITEM and what the page shows instead.
+shows an item fails the run, naming LIST_ITEM and what the page shows instead. The stream ends
+with the run's `RunOutcome` (see web.phase): its items, how it stopped or why it failed.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from playwright.async_api import Page
 
 from tui_agent.events import Event, ItemsExtracted, Log, ToolCall, ToolResult
 from tui_agent.web.page_wait import PROGRESS_EVERY, WAIT_CAP
+from tui_agent.web.phase import Phase
 from tui_agent.web.recipe import conditions
 from tui_agent.web.recipe.details_parser import DetailsParser
 from tui_agent.web.recipe.identity import ItemFinder, NextItem
@@ -41,6 +43,7 @@ from tui_agent.web.recipe.model import (
     WaitFor,
 )
 from tui_agent.web.recipe.page_actions import ItemRun, Outcome, PageActions
+from tui_agent.web.recipe.run_outcome import RunFailure, RunOutcome, StopReason
 from tui_agent.web.recipe.step_failures import (
     BrowserGone,
     CommandFailed,
@@ -50,7 +53,7 @@ from tui_agent.web.recipe.step_failures import (
 )
 from tui_agent.web.tool_events import tool_result
 
-__all__ = ["BrowserGone", "HardFailure", "RecipeExecutor"]
+__all__ = ["RecipeExecutor"]
 
 NAVIGATING = ("Execution context was destroyed", "navigation", "Navigation")
 """Words of the errors a page gives while it is replaced by a navigation."""
@@ -59,17 +62,16 @@ MOVED_TRIES = 3
 
 
 class _Stop(Exception):
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: StopReason) -> None:
         super().__init__(reason)
         self.reason = reason
 
 
 class RecipeExecutor:
-    """Runs one recipe in `page`; iterate `run()` for its events, then read the outcome.
+    """Runs one recipe in `page`: `run()` yields its events, then its RunOutcome.
 
-    After `run()`: `items` (every saved record), `stopped_reason` ("max_items" or
-    "list_exhausted"), `failed` (items skipped after a soft failure) and `commands` (commands
-    executed). HardFailure and BrowserGone escape `run()`; the items saved so far stay.
+    `give_up_after` stops the run (stopped_reason "gave_up") once more soft failures than that
+    happened (details that block the list would fail every item after the first).
     """
 
     def __init__(
@@ -81,19 +83,23 @@ class RecipeExecutor:
         crashed: Callable[[], bool] = lambda: False,
         wait: float = WAIT_CAP,
         parser: DetailsParser | None = None,
+        give_up_after: int | None = None,
     ) -> None:
         self.page = page
         self.bindings = recipe.bindings
         self.recipe = recipe.recipe
         self.max_items = max_items if max_items is not None else recipe.recipe.config.max_items
-        self.items: list[dict[str, Any]] = []
-        self.failed = 0
-        self.processed = 0
+        self.give_up_after = give_up_after
+        self._items: list[dict[str, Any]] = []
+        self._failed = 0
+        self._skipped: list[str] = []
+        self._processed = 0
         """Items the loops went through, over the whole run (every page)."""
-        self.commands = 0
-        self.stopped_reason: str | None = None
-        self.pages = 1
+        self._commands = 0
+        self._pages = 1
         """The page of the list being read (1, then one more per next-page click)."""
+        self._most_shown = 0
+        self._end_reached = False
         self._crashed = crashed
         self._parser = parser
         self._unparsed_said = False
@@ -104,17 +110,36 @@ class RecipeExecutor:
         """Items done, list growth and list changes so far: REPEAT stops when it stalls."""
         self._seen_items = False
 
-    async def run(self) -> AsyncIterator[Event]:
-        """The events of the whole recipe."""
+    async def run(self) -> Phase[RunOutcome]:
+        """The events of the whole recipe, then its outcome (the items saved so far stay in
+        it when the run fails)."""
+        reason: StopReason | None = None
+        failure: RunFailure | None = None
         try:
             async for event in self._block(self.recipe.commands, None):
                 yield event
-            self.stopped_reason = "list_exhausted"
+            reason = "list_exhausted"
         except _Stop as stop:
-            self.stopped_reason = stop.reason
+            reason = stop.reason
+        except HardFailure as exc:
+            failure = RunFailure("RecipeFailed", str(exc))
+        except BrowserGone as exc:
+            failure = RunFailure("BrowserGone", str(exc))
         except PlaywrightError as exc:  # outside any one command: the run cannot go on
             error = self._classify(exc)
-            raise (error if isinstance(error, BrowserGone) else HardFailure(str(error))) from exc
+            gone = isinstance(error, BrowserGone)
+            failure = RunFailure("BrowserGone" if gone else "RecipeFailed", str(error))
+        yield RunOutcome(
+            items=list(self._items),
+            stopped_reason=reason,
+            failure=failure,
+            failed=self._failed,
+            skipped=list(self._skipped),
+            commands=self._commands,
+            pages=self._pages,
+            most_shown=self._most_shown,
+            end_reached=self._end_reached,
+        )
 
     async def _block(self, commands: list[Any], item: ItemRun | None) -> AsyncIterator[Event]:
         for command in commands:
@@ -122,8 +147,8 @@ class RecipeExecutor:
                 yield event
 
     def _call(self, name: str, arguments: dict[str, Any], step: int = 0) -> ToolCall:
-        self.commands += 1
-        return ToolCall(call_id=f"c{self.commands}", name=name, arguments=arguments, step=step)
+        self._commands += 1
+        return ToolCall(call_id=f"c{self._commands}", name=name, arguments=arguments, step=step)
 
     async def _command(self, command: Any, item: ItemRun | None) -> AsyncIterator[Event]:
         step = item.ordinal if item else 0
@@ -179,6 +204,7 @@ class RecipeExecutor:
         if isinstance(command, Save) and item is not None and item.record is not None:
             yield ItemsExtracted(items=[item.record], step=step)
         if isinstance(command, End):
+            self._end_reached = True
             raise _Stop("list_exhausted")
 
     async def _guarded(self, work: Awaitable[Any]) -> Any:
@@ -199,6 +225,7 @@ class RecipeExecutor:
             case WaitFor(target="list", changed=False):
                 await actions.wait_for_list(command.timeout)
                 shown = (await self._next()).shown
+                self._most_shown = max(self._most_shown, shown)
                 return f"list loaded: {shown} items shown", {"shown": shown}
             case WaitFor():
                 return await actions.wait_for(command, item)
@@ -221,11 +248,11 @@ class RecipeExecutor:
                 try:
                     output, facts = await actions.click_if_exists(command)
                 except HardFailure as exc:
-                    raise HardFailure(f"page {self.pages + 1}: {exc}") from None
+                    raise HardFailure(f"page {self._pages + 1}: {exc}") from None
                 self._progress += facts.get("changed", False)
                 if command.selector is None and facts.get("changed"):
-                    self.pages += 1
-                    facts["page"] = self.pages
+                    self._pages += 1
+                    facts["page"] = self._pages
                 return output, facts
             case TypeText() | Select() | Press():
                 return await actions.interact(command)
@@ -236,9 +263,9 @@ class RecipeExecutor:
     def _save(self, command: Save, item: ItemRun) -> Outcome:
         if item.record is None:
             raise CommandFailed("nothing to save: EXTRACT_DETAILS did not run for this item")
-        self.items.append(item.record)
-        output = f"saved {item.describe()} as {command.as_} #{len(self.items)}"
-        return output, {"saved": len(self.items)}
+        self._items.append(item.record)
+        output = f"saved {item.describe()} as {command.as_} #{len(self._items)}"
+        return output, {"saved": len(self._items)}
 
     async def _next(self) -> NextItem:
         """The list's next unprocessed item; a navigation in progress is waited out."""
@@ -266,7 +293,8 @@ class RecipeExecutor:
         moved: Counter[str] = Counter()
         while True:
             facts["summary"] = (
-                f"{self.processed} items processed: {len(self.items)} saved, {self.failed} failed"
+                f"{self._processed} items processed: {len(self._items)} saved, "
+                f"{self._failed} failed"
             )
             self._check_max()
             found = await (self._next() if self._seen_items else self._first_items(command))
@@ -289,20 +317,19 @@ class RecipeExecutor:
                     self._started -= 1  # the number goes to the item found next
                     yield Log(level="info", message=f"{exc}: finding it again")
                     continue
-                self.failed += 1
-                yield Log(
-                    level="warning",
-                    message=f"{item.describe()} skipped: {exc} ({MOVED_TRIES} times)",
-                )
+                self._failed += 1
+                yield self._soft_failure(f"{item.describe()} skipped: {exc} ({MOVED_TRIES} times)")
+                self._give_up_if_too_many()
             except CommandFailed as exc:
-                self.failed += 1
-                yield Log(level="warning", message=f"{item.describe()} skipped: {exc}")
+                self._failed += 1
+                yield self._soft_failure(f"{item.describe()} skipped: {exc}")
+                self._give_up_if_too_many()
             finally:
                 with contextlib.suppress(PlaywrightError):
                     await item.element.dispose()
             self._finder.done(item.ref.key)
             self._progress += 1
-            self.processed += 1
+            self._processed += 1
             async for event in self._leave(item):
                 yield event
 
@@ -316,8 +343,17 @@ class RecipeExecutor:
         return found
 
     def _check_max(self) -> None:
-        if self.max_items is not None and len(self.items) >= self.max_items:
+        if self.max_items is not None and len(self._items) >= self.max_items:
             raise _Stop("max_items")
+
+    def _soft_failure(self, message: str) -> Log:
+        """The warning a soft failure is shown as; it is kept for the outcome too."""
+        self._skipped.append(message)
+        return Log(level="warning", message=message)
+
+    def _give_up_if_too_many(self) -> None:
+        if self.give_up_after is not None and len(self._skipped) > self.give_up_after:
+            raise _Stop("gave_up")
 
     async def _parse(self, item: ItemRun, facts: dict[str, Any]) -> AsyncIterator[Event]:
         """Have the model read DETAILS_SCHEMA's fields from the details' text (when there is a
@@ -351,7 +387,8 @@ class RecipeExecutor:
         if self.page.url == item.list_url:
             problem = await self._guarded(self._actions.close_details())
             if problem:
-                yield Log(level="warning", message=f"{item.describe()}: {problem}")
+                yield self._soft_failure(f"{item.describe()}: {problem}")
+                self._give_up_if_too_many()
             return
         call = self._call("BACK", {"url": item.list_url}, item.ordinal)
         yield call

@@ -1,8 +1,9 @@
 """A recipe in Chromium for refinement: its first item's details opened, and whole runs.
 
 `open_view` runs the recipe up to the first item's details (or the first item, for a field
-read on the item) and gives a `View` that reads a selector there or outlines what is shown;
-`run_in` runs a whole recipe in a new page as ToolCall / ToolResult events.
+read on the item) and ends with a `ViewOutcome` whose `View` reads a selector there or outlines
+what is shown; `run_in` runs a whole recipe in a new page as ToolCall / ToolResult events and
+ends with its `RunOutcome` (both are phases: see web.phase).
 """
 
 from __future__ import annotations
@@ -10,20 +11,21 @@ from __future__ import annotations
 import contextlib
 import time
 import uuid
-from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
 from tui_agent.errors import UserError
-from tui_agent.events import Event, ItemsExtracted, Log, ToolCall, ToolResult
+from tui_agent.events import ItemsExtracted, ToolCall, ToolResult
 from tui_agent.web.browser import Browser
 from tui_agent.web.navigation import goto
-from tui_agent.web.recipe.executor import BrowserGone, HardFailure, RecipeExecutor
+from tui_agent.web.phase import Phase, PhaseRun
+from tui_agent.web.recipe.executor import RecipeExecutor
 from tui_agent.web.recipe.extract import PRELUDE
 from tui_agent.web.recipe.model import FieldSelector, RecipeFile, parse_recipe
+from tui_agent.web.recipe.run_outcome import RunFailure, RunOutcome
 from tui_agent.web.recipe.step_failures import first_line
 from tui_agent.web.tool_events import tool_result
 
@@ -104,15 +106,6 @@ def probe_document(document: dict[str, Any], group: Group) -> dict[str, Any] | N
     return {**document, "recipe": {**recipe, "commands": commands}}
 
 
-@dataclass
-class RunResult:
-    """What one run of a recipe gave: its items, and the error that stopped it (if any)."""
-
-    items: list[dict[str, Any]] = field(default_factory=list)
-    error: str | None = None
-    failed: int = 0
-
-
 async def run_in(
     browser: Browser,
     recipe: RecipeFile,
@@ -120,11 +113,11 @@ async def run_in(
     *,
     max_items: int | None,
     label: str,
-    result: RunResult,
-) -> AsyncIterator[Event]:
+) -> Phase[RunOutcome]:
     """Run `recipe` on `url` in a new page: a "run_recipe" ToolCall, each command's ToolCall /
     ToolResult (call ids prefixed with `label`, so they stay unique in the session), skipped
-    items as warnings, and a closing ToolResult. Items are collected in `result`, not emitted."""
+    items as warnings, a closing ToolResult, then the run's outcome. Items are in the outcome,
+    not emitted."""
     began = time.monotonic()
     call = ToolCall(
         call_id=label, name="run_recipe", arguments={"url": url, "max_items": max_items}
@@ -133,28 +126,31 @@ async def run_in(
     page = await browser.page()
     executor = RecipeExecutor(page, recipe, max_items=max_items, crashed=lambda: browser.crashed)
     try:
-        await goto(page, url, timeout=LOAD_TIMEOUT_MS)
-        async for event in executor.run():
-            if isinstance(event, ToolCall | ToolResult):
-                yield event.model_copy(update={"call_id": f"{label}-{event.call_id}"})
-            elif not isinstance(event, ItemsExtracted):
-                yield event
-    except (HardFailure, BrowserGone) as exc:
-        result.error = str(exc)
-    except PlaywrightError as exc:
-        result.error = f"cannot load {url}: {first_line(exc)}"
+        try:
+            await goto(page, url, timeout=LOAD_TIMEOUT_MS)
+        except PlaywrightError as exc:
+            failure = RunFailure("PageLoadError", f"cannot load {url}: {first_line(exc)}")
+            outcome = RunOutcome(failure=failure)
+        else:
+            run = PhaseRun(executor.run(), RunOutcome)
+            async for event in run:
+                if isinstance(event, ToolCall | ToolResult):
+                    yield event.model_copy(update={"call_id": f"{label}-{event.call_id}"})
+                elif not isinstance(event, ItemsExtracted):
+                    yield event
+            outcome = run.outcome
     finally:
-        result.items, result.failed = list(executor.items), executor.failed
         with contextlib.suppress(PlaywrightError):
             await page.context.close()
-    summary = f"{len(result.items)} items, {result.failed} failed"
+    summary = f"{len(outcome.items)} items, {outcome.failed} failed"
     yield tool_result(
         call,
         began,
-        summary if result.error is None else f"{summary}; {result.error}",
-        {"items": len(result.items), "failed": result.failed},
-        ok=result.error is None,
+        f"{summary}; {outcome.failure.message}" if outcome.failure else summary,
+        {"items": len(outcome.items), "failed": outcome.failed},
+        ok=outcome.ok,
     )
+    yield outcome
 
 
 class View:
@@ -197,12 +193,21 @@ class View:
             await self.page.context.close()
 
 
+@dataclass(frozen=True)
+class ViewOutcome:
+    """The first item's details (or the item) shown in a View, or why they cannot be."""
+
+    view: View | None
+    failure: str | None = None
+    """One line, set exactly when there is no view."""
+
+
 async def open_view(
     browser: Browser, document: dict[str, Any], url: str, group: Group
-) -> AsyncIterator[Event | View]:
+) -> Phase[ViewOutcome]:
     """Open the first item's details (or the list, for an item field) by running the recipe
-    up to there: an "open_view" ToolCall / ToolResult, then the View. ViewError (after the
-    failed ToolResult) when it cannot be shown: no selector could be verified."""
+    up to there: an "open_view" ToolCall / ToolResult, then the ViewOutcome (its failure,
+    after the failed ToolResult, says why no selector can be verified)."""
     call = ToolCall(
         call_id=f"view-{uuid.uuid4().hex[:8]}",
         name="open_view",
@@ -214,28 +219,31 @@ async def open_view(
     if probe is None:
         reason = "the recipe has no FOR_EACH_ITEM_IN_LIST to reach an item with"
         yield ToolResult(call_id=call.call_id, name=call.name, output=reason, ok=False)
-        raise ViewError(f"cannot verify selectors: {reason}")
+        yield ViewOutcome(None, f"cannot verify selectors: {reason}")
+        return
     recipe = parse_recipe(probe, "the probe recipe")
     page = await browser.page()
     view = View(page, recipe, group)
     executor = RecipeExecutor(page, recipe, crashed=lambda: browser.crashed)
-    warnings: list[str] = []
+    problems: list[str] = []
     reached = False
     try:
         await goto(page, url, timeout=LOAD_TIMEOUT_MS)
-        async for event in executor.run():
-            if isinstance(event, Log) and event.level == "warning":
-                warnings.append(event.message)
-            reached = reached or (isinstance(event, ToolResult) and event.name == "END")
-    except (HardFailure, BrowserGone) as exc:
-        warnings.append(str(exc))
     except PlaywrightError as exc:
-        warnings.append(f"cannot load {url}: {first_line(exc)}")
+        problems.append(f"cannot load {url}: {first_line(exc)}")
+    else:
+        run = PhaseRun(executor.run(), RunOutcome)
+        async for _ in run:
+            pass
+        failure = run.outcome.failure
+        problems = [*run.outcome.skipped, *([failure.message] if failure else [])]
+        reached = run.outcome.end_reached
     if not reached:
-        reason = f"cannot show {view.where}: " + (warnings[-1] if warnings else "no item")
+        reason = f"cannot show {view.where}: " + (problems[-1] if problems else "no item")
         failed = tool_result(call, began, reason, ok=False)
         await view.close()
         yield failed
-        raise ViewError(f"cannot verify selectors: {reason}")
+        yield ViewOutcome(None, f"cannot verify selectors: {reason}")
+        return
     yield tool_result(call, began, f"{view.where} shown at {page.url}")
-    yield view
+    yield ViewOutcome(view)
