@@ -39,6 +39,7 @@ from tui_agent.events import Artifact, Event, FeedbackSubmitted
 from tui_agent.formatting import clipped
 from tui_agent.recorder import SessionRunner
 from tui_agent.session import SessionState
+from tui_agent.session_questions import candidate_awaiting_decision
 from tui_agent.store import Store, StoreError
 from tui_agent.terminal_text import visible, visible_event
 from tui_agent.tui.current_logic import current_logic
@@ -54,7 +55,6 @@ from tui_agent.tui.screens.feedback import FeedbackModal, FeedbackResult
 from tui_agent.tui.screens.image import ImageScreen
 from tui_agent.tui.screens.pinned import PINNED, PinnedScreen, pinned_artifacts
 from tui_agent.tui.screens.refine_flow import RefineFlow, latest_feedback
-from tui_agent.tui.widgets.artifact_card import pending_candidates
 from tui_agent.tui.widgets.context_panel import ContextPanel
 from tui_agent.tui.widgets.files_view import ImagePreview, load_image
 from tui_agent.tui.widgets.items_table import ItemsTable
@@ -320,7 +320,7 @@ class SessionScreen(RefineFlow, Screen[None]):
             len(self._pending),
             self.recordable,
             self.refining,
-            len(pending_candidates(self.state)),
+            candidate_awaiting_decision(self.state),
             bool(latest_feedback(self.state)),
             bool(self._pinned()),
             self.running,
@@ -369,7 +369,8 @@ class SessionScreen(RefineFlow, Screen[None]):
             wanted = bool(self._pending or latest_feedback(self.state))
             return wanted and self.recordable and not self.refining
         if action == "review":
-            return bool(pending_candidates(self.state)) and self.recordable and not self.refining
+            awaiting = candidate_awaiting_decision(self.state) is not None
+            return awaiting and self.recordable and not self.refining
         if action == "pinned":
             return bool(self._pinned())
         return True

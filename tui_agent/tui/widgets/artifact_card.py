@@ -57,17 +57,6 @@ def artifact_status(
     return "in use" if current_versions.get(artifact.name) == artifact.version else "older"
 
 
-def pending_candidates(state: SessionState) -> list[Artifact]:
-    """Candidate versions nobody accepted or rejected yet, oldest first."""
-    decided = decisions(state)
-    return [
-        artifact
-        for versions in state.artifacts.values()
-        for artifact in versions
-        if artifact.candidate and (artifact.name, artifact.version) not in decided
-    ]
-
-
 def header_content(artifact: Artifact, status: ArtifactStatus) -> Content:
     """`◆ name v2 · origin · status`, then the summary on a second line."""
     parts: list[str | tuple[str, str]] = [
