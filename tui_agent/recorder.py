@@ -71,9 +71,10 @@ class SessionRunner:
         return stamped
 
     async def emit(self, event: Event) -> Event:
-        """Record one event and return it as stored."""
+        """Record one event and return it as stored (a cancel meanwhile is raised once it is
+        stored: an event stamped is an event stored)."""
         stamped = self._stamp(event)
-        await self.store.append(stamped, self.state.summary())
+        await _to_the_end(self.store.append(stamped, self.state.summary()))
         self._tell(stamped)
         return stamped
 
@@ -83,7 +84,7 @@ class SessionRunner:
         Listeners hear of each once all are committed.
         """
         stamped = [(self._stamp(event), self.state.summary()) for event in events]
-        await self.store.append_many(stamped)
+        await _to_the_end(self.store.append_many(stamped))
         for event, _ in stamped:
             self._tell(event)
         return [event for event, _ in stamped]
@@ -95,7 +96,8 @@ class SessionRunner:
     async def run(self, started: SessionStarted, agent: AsyncIterator[Event]) -> SessionState:
         """Record `started`, then every event of `agent`, then exactly one SessionEnded.
 
-        Cancellation ends the session as "cancelled"; an exception escaping the agent is
+        Cancellation ends the session as "cancelled" (unless it came as the agent's own
+        SessionEnded was being stored: that one stays the end); an exception escaping the agent is
         recorded as an Error and ends it as "failed" (and is not re-raised: it is recorded).
         """
         await self.emit(started)
@@ -105,9 +107,10 @@ class SessionRunner:
                 if isinstance(event, SessionEnded):
                     return self.state
         except asyncio.CancelledError:
-            await asyncio.shield(
-                self.emit(SessionEnded(status="cancelled", stopped_reason="cancelled"))
-            )
+            if self.state.status == "running":
+                await asyncio.shield(
+                    self.emit(SessionEnded(status="cancelled", stopped_reason="cancelled"))
+                )
             raise
         except Exception as exc:  # an agent bug or a fault: recorded, never lost
             error = Error(message=str(exc) or type(exc).__name__, kind=type(exc).__name__)

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import inspect
 import time
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input, TextArea
+
+RunBefore = Callable[[Pilot[Any]], Awaitable[None] | None]
 
 
 @pytest.fixture
@@ -32,3 +38,24 @@ def new_session_form_opens_on_code() -> Iterable[None]:
     NewSessionModal.last_kind = "code"
     yield
     NewSessionModal.last_kind = "code"
+
+
+@pytest.fixture
+def snap_compare(snap_compare: Callable[..., bool]) -> Callable[..., bool]:
+    """pytest-textual-snapshot's `snap_compare`, with every text cursor steady in the
+    screenshot: a blinking cursor is caught on or off by chance (a flake, not a change)."""
+
+    def compare(app: Any, *args: Any, run_before: RunBefore | None = None, **kw: Any) -> bool:
+        async def steady(pilot: Pilot[Any]) -> None:
+            if run_before is not None:
+                started = run_before(pilot)
+                if inspect.isawaitable(started):
+                    await started
+            for screen in pilot.app.screen_stack:
+                for widget in screen.query("Input, TextArea"):
+                    if isinstance(widget, Input | TextArea):
+                        widget.cursor_blink = False
+
+        return snap_compare(app, *args, run_before=steady, **kw)
+
+    return compare

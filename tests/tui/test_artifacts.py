@@ -20,6 +20,7 @@ from textual.widgets import Markdown
 
 from tui_agent.events import SessionEnded, VersionDecided
 from tui_agent.session import fold
+from tui_agent.session_questions import candidates_awaiting_decision
 from tui_agent.tui.app import TuiAgentApp
 from tui_agent.tui.screens.diff import DiffScreen
 from tui_agent.tui.screens.session import SessionScreen
@@ -28,7 +29,6 @@ from tui_agent.tui.widgets.artifact_card import (
     ArtifactCard,
     artifact_status,
     decisions,
-    pending_candidates,
 )
 from tui_agent.tui.widgets.stream_pane import StreamPane
 
@@ -76,7 +76,7 @@ def test_statuses_follow_the_decisions() -> None:
         "in use",
         "awaiting your decision",
     ]
-    assert pending_candidates(state) == [candidate]
+    assert candidates_awaiting_decision(state) == [candidate]
     state.apply(VersionDecided(name="recipe", version=2, accepted=True, seq=99))
     decided = decisions(state)
     assert [artifact_status(a, decided, state.current_versions) for a in (original, candidate)] == [
@@ -84,7 +84,7 @@ def test_statuses_follow_the_decisions() -> None:
         "accepted",
     ]
     assert artifact_status(strategy, decided, state.current_versions) == "in use"
-    assert pending_candidates(state) == []
+    assert candidates_awaiting_decision(state) == []
 
 
 async def test_cards_fold_long_content_and_o_or_a_click_unfolds(scrape_db: Path) -> None:

@@ -58,7 +58,7 @@ def test_the_recipe_artifact_wins_over_the_test_context() -> None:
 def ran(step: int, code: str, success: bool = True) -> list[Event]:
     return [
         CodeProposed(step=step, code=code),
-        ExecutionFinished(step=step, success=success),
+        ExecutionFinished(step=step, success=success, result=[{"price": 1}] if success else None),
     ]
 
 

@@ -113,3 +113,29 @@ async def test_listeners_hear_only_of_committed_events(store):
     assert [e.seq for e in stamped] == [2, 3, 4]
     assert heard == [(1, "session_started"), (2, "log"), (3, "log"), (4, "session_ended")]
     assert (await store.events(runner.session_id))[1:] == stamped
+
+
+async def test_a_cancel_as_the_agents_own_end_is_stored_ends_the_session_once(store):
+    """Quitting the app just as the agent ends: the cancel lands while its SessionEnded is
+    being stored. That end is stored whole and stays the only one."""
+
+    async def agent():
+        yield Log(message="the answer")
+        yield SessionEnded(status="completed")  # yielded at once: the next await is its store
+
+    runner = SessionRunner(store)
+    task = asyncio.current_task()
+
+    def cancel_after_the_answer(event, _state):
+        if isinstance(event, Log):
+            task.cancel()
+
+    runner.listeners.append(cancel_after_the_answer)
+    with pytest.raises(asyncio.CancelledError):
+        await runner.run(STARTED, agent())
+    events = await store.events(runner.session_id)
+    assert [e.seq for e in events] == [1, 2, 3]
+    assert [(e.type, getattr(e, "status", None)) for e in events][-1] == (
+        "session_ended",
+        "completed",
+    )

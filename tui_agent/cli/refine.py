@@ -36,12 +36,12 @@ from tui_agent.events import (
     Event,
     FeedbackSubmitted,
     ItemsExtracted,
-    VersionDecided,
     dump_event,
 )
 from tui_agent.printer import EventPrinter, TerminalConsole
 from tui_agent.recorder import SessionRunner
 from tui_agent.session import SessionState
+from tui_agent.session_questions import candidate_awaiting_decision
 from tui_agent.store import StoreError
 
 if TYPE_CHECKING:
@@ -190,18 +190,6 @@ def check_field(state: SessionState, name: str) -> None:
         raise UsageError(f"session {state.session_id} has no field {name!r} (fields: {listed})")
 
 
-def waiting_candidate(state: SessionState) -> Artifact | None:
-    """The latest candidate version nobody has accepted or rejected yet."""
-    decided = {(e.name, e.version) for e in state.timeline if isinstance(e, VersionDecided)}
-    waiting = [
-        artifact
-        for versions in state.artifacts.values()
-        for artifact in versions
-        if artifact.candidate and (artifact.name, artifact.version) not in decided
-    ]
-    return max(waiting, key=lambda artifact: artifact.seq, default=None)
-
-
 def cmd_refine(args: argparse.Namespace, settings: Settings) -> int:
     from tui_agent.agents.refine import RefinementError
 
@@ -244,7 +232,7 @@ async def _refine(
         imported_from = await store.imported_from(session_id)
         runner = await SessionRunner.resume(store, session_id)
         if feedback is None:
-            candidate = waiting_candidate(runner.state)
+            candidate = candidate_awaiting_decision(runner.state)
             if candidate is None:
                 raise UsageError(f"session {session_id} has no candidate waiting for a decision")
             run_with = None

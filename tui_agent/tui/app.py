@@ -174,7 +174,6 @@ class TuiAgentApp(App[None]):
             exit_on_error=False,
         )
         screen = SessionScreen.live_session(self.store, LiveRun(runner, worker), clock=self.clock)
-        runner.listeners.append(screen.post_event)
         self.push_screen(screen)
 
     async def show_session(self, id_or_prefix: str, mode: str) -> None:

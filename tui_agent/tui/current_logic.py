@@ -1,8 +1,7 @@
 """What produces a field now, for the feedback modal: the code's lines, or the recipe binding.
 
-The version in use is the session's current artifact ("recipe" or "code") when it has one;
-before any refinement it is the recipe in the test context, or the code of the latest step
-that ran successfully.
+The version in use is the session's current "recipe" artifact when it has one, else the recipe
+in the test context; else the code in force (`code_in_force`: the one refinement rewrites).
 """
 
 from __future__ import annotations
@@ -12,6 +11,7 @@ from typing import Any
 
 from tui_agent.analysis.logic import field_logic
 from tui_agent.session import SessionState
+from tui_agent.session_questions import code_in_force
 
 READ_WHERE = {
     "shows_panel": "read in DETAILS_PANEL {panel} after clicking the item",
@@ -26,20 +26,8 @@ def current_logic(state: SessionState, field: str) -> str | None:
     document = state.recipe_in_use()
     if document is not None:
         return recipe_binding(document, field)
-    code = current_code(state)
-    return field_logic(code, field) if code else None
-
-
-def current_code(state: SessionState) -> str | None:
-    """The current "code" artifact, else the latest step that ran successfully (else the
-    latest with code)."""
-    artifact = state.artifact("code")
-    if artifact is not None:
-        return artifact.content
-    with_code = [step for step in state.steps.values() if step.code is not None]
-    succeeded = [s for s in with_code if s.execution is not None and s.execution.success]
-    chosen = succeeded or with_code
-    return chosen[-1].code if chosen else None
+    in_force = code_in_force(state)
+    return field_logic(in_force.code, field) if in_force else None
 
 
 def recipe_binding(document: dict[str, Any], field: str) -> str | None:

@@ -28,6 +28,7 @@ from tui_agent.sandbox.base import Sandbox, SandboxError
 from tui_agent.sandbox.choose import open_sandbox
 from tui_agent.sandbox.models import ExecuteRequest, ExecuteResult, items_of
 from tui_agent.session import SessionState
+from tui_agent.session_questions import code_in_force
 from tui_agent.web.browser import BrowserError
 
 DEFAULT_TIMEOUT = 30.0
@@ -47,20 +48,14 @@ class CodeSource:
 
 
 def code_source(state: SessionState) -> CodeSource:
-    """The session's current code; RefinementError when no code of it produced items."""
-    artifacts = state.artifacts.get("code", [])
-    current = state.artifact("code")
-    if artifacts and current is not None:
-        origin = _step_of(state, artifacts[0].content)
-        code = current.content
-    else:
-        found = next((s for s in sorted(state.steps, reverse=True) if _produced(state, s)), None)
-        if found is None:
-            raise RefinementError(
-                f"session {state.session_id} has no code that produced items; nothing to refine"
-            )
-        origin = found
-        code = state.steps[origin].code or ""
+    """The session's code in force (`code_in_force`); RefinementError when no code of it
+    produced items."""
+    in_force = code_in_force(state)
+    if in_force is None:
+        raise RefinementError(
+            f"session {state.session_id} has no code that produced items; nothing to refine"
+        )
+    code, origin = in_force.code, in_force.step
     items = state.items or _step_items(state, origin)
     analysis = state.analysis if state.items else None
     if analysis is None and items:
@@ -85,20 +80,6 @@ def _step_items(state: SessionState, index: int) -> list[Any]:
     step = state.steps.get(index)
     execution = step.execution if step is not None else None
     return items_of(execution.result) if execution is not None else []
-
-
-def _produced(state: SessionState, index: int) -> bool:
-    """Whether step `index` ran code that returned a list of records."""
-    step = state.steps[index]
-    execution = step.execution
-    if not step.code or execution is None or not execution.success:
-        return False
-    return analyze_output(execution.result).is_structured
-
-
-def _step_of(state: SessionState, code: str) -> int:
-    """The first step that ran `code` (the original version's step)."""
-    return next((i for i, s in sorted(state.steps.items()) if s.code == code), 0)
 
 
 def run_context(state: SessionState, run: RunSettings) -> dict[str, Any]:

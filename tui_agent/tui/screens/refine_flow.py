@@ -44,11 +44,11 @@ from tui_agent.events import (
 )
 from tui_agent.recorder import SessionRunner
 from tui_agent.session import SessionState
+from tui_agent.session_questions import candidate_awaiting_decision
 from tui_agent.tui.messages import RefinementFinished, VersionDecisionRecorded
 from tui_agent.tui.screens.confirm import ConfirmModal
 from tui_agent.tui.screens.diff import Decision, DiffScreen, outcome_note
 from tui_agent.tui.screens.imported_run import ImportedRunModal
-from tui_agent.tui.widgets.artifact_card import pending_candidates
 
 if TYPE_CHECKING:
     from tui_agent.tui.app import TuiAgentApp
@@ -221,9 +221,9 @@ class RefineFlow:
 
     def action_review(self: SessionScreen) -> None:
         """Show the newest candidate still waiting for a decision."""
-        waiting = pending_candidates(self.state)
-        if waiting:
-            self.review(waiting[-1])
+        waiting = candidate_awaiting_decision(self.state)
+        if waiting is not None:
+            self.review(waiting)
 
     def review(self: SessionScreen, candidate: Artifact, state: SessionState | None = None) -> None:
         """Push the DiffScreen of `candidate` (of `state`, by default this screen's); the

@@ -14,6 +14,7 @@ from tui_agent.store import Store
 from tui_agent.tui.messages import ReplayMoved
 from tui_agent.tui.replay import Replay, ReplayMove
 from tui_agent.tui.screens.session import SessionScreen, title_line
+from tui_agent.tui.widgets.mounting import on_screen
 from tui_agent.tui.widgets.replay_bar import ReplayBar
 
 FRAME = 1 / 30
@@ -186,6 +187,8 @@ class ReplayScreen(SessionScreen):
         self._show_position()
 
     def _show_position(self) -> None:
+        if not on_screen(self):  # left while a move was shown
+            return
         replay = self.replay
         self.query_one(ReplayBar).show(replay.position, replay.total, replay.speed, self.playing)
         self.post_message(ReplayMoved(replay.position, replay.total, replay.speed, self.playing))

@@ -9,6 +9,12 @@ own rather than show the runner's. Feedback collected on the items table is reco
 FeedbackSubmitted event through a SessionRunner; `r` then refines the session with it and
 `d` reviews the candidate (the refine flow, in refine_flow.py).
 Escape on a running session asks before cancelling it; `p` shows the strategy and recipe.
+
+A screen listens to the runners of its session itself (the live one, and those that append
+feedback, refinements and decisions) and closes its feeds as it starts to go: it stops
+listening and cancels its workers (a refinement records that it was cancelled), so nothing
+updates it once it is leaving; what was already on its way stops at the mount guard
+(widgets/mounting.py).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import Screen
 from textual.timer import Timer
+from textual.widget import AwaitRemove
 from textual.widgets import Footer, Static
 from textual.worker import Worker
 
@@ -32,6 +39,7 @@ from tui_agent.events import Artifact, Event, FeedbackSubmitted
 from tui_agent.formatting import clipped
 from tui_agent.recorder import SessionRunner
 from tui_agent.session import SessionState
+from tui_agent.session_questions import candidate_awaiting_decision
 from tui_agent.store import Store, StoreError
 from tui_agent.terminal_text import visible, visible_event
 from tui_agent.tui.current_logic import current_logic
@@ -47,10 +55,10 @@ from tui_agent.tui.screens.feedback import FeedbackModal, FeedbackResult
 from tui_agent.tui.screens.image import ImageScreen
 from tui_agent.tui.screens.pinned import PINNED, PinnedScreen, pinned_artifacts
 from tui_agent.tui.screens.refine_flow import RefineFlow, latest_feedback
-from tui_agent.tui.widgets.artifact_card import pending_candidates
 from tui_agent.tui.widgets.context_panel import ContextPanel
 from tui_agent.tui.widgets.files_view import ImagePreview, load_image
 from tui_agent.tui.widgets.items_table import ItemsTable
+from tui_agent.tui.widgets.mounting import on_screen
 from tui_agent.tui.widgets.status_line import StatusLine, status_content
 from tui_agent.tui.widgets.stream_pane import StreamPane
 
@@ -160,13 +168,17 @@ class SessionScreen(RefineFlow, Screen[None]):
         self._next_frame = 0.0
         self.shown_seq = 0
         """The `seq` of the last event the widgets show (a frame may still be on its way)."""
+        self._feeds: list[SessionRunner] = []
+        """The runners this screen listens to, until it closes its feeds."""
+        if live is not None:
+            self._listen(live.runner)
 
     @classmethod
     def live_session(
         cls, store: Store, live: LiveRun, *, clock: Callable[[], float]
     ) -> SessionScreen:
-        """A screen fed by `live.runner` (attach `post_event` as its listener), from before
-        the runner's first event."""
+        """A screen fed by `live.runner` (it listens from now on: before the runner's first
+        event)."""
         return cls(store, SessionState(session_id=live.runner.session_id), clock=clock, live=live)
 
     @property
@@ -205,11 +217,41 @@ class SessionScreen(RefineFlow, Screen[None]):
         self.query_one(StreamPane).focus()
         self.post_message(SessionOpened(self.session_id, self.mode))
 
+    def _listen(self, runner: SessionRunner) -> SessionRunner:
+        """Show what `runner` records (until this screen closes its feeds)."""
+        runner.listeners.append(self.post_event)
+        self._feeds.append(runner)
+        return runner
+
+    def _close_feeds(self) -> None:
+        """Stop everything that updates this screen: stop listening to its runners, drop
+        the frame on its way and cancel the workers it runs (refinements, decisions)."""
+        for runner in self._feeds:
+            runner.listeners.remove(self.post_event)
+        self._feeds.clear()
+        if self._frame_timer is not None:
+            self._frame_timer.stop()
+            self._frame_timer = None
+        self._inbox.clear()
+        self.workers.cancel_node(self)
+
+    def remove(self) -> AwaitRemove:
+        """Go (popped or dismissed): the feeds close before any widget is removed."""
+        self._close_feeds()
+        return super().remove()
+
+    def on_unmount(self) -> None:
+        self._close_feeds()
+
     def post_event(self, event: Event, _state: SessionState | None = None) -> None:
         """A SessionRunner listener: one recorded event (the runner's state is not shown).
 
         The events are held until the next frame is due, then posted as one EventsReceived.
+        Once the screen is leaving (the app closes), the first event closes its feeds.
         """
+        if self.is_mounted and not on_screen(self):
+            self._close_feeds()
+            return
         self._inbox.append(event)
         if self._frame_timer is not None:
             return
@@ -228,13 +270,18 @@ class SessionScreen(RefineFlow, Screen[None]):
     @on(EventsReceived)
     async def apply_events(self, message: EventsReceived) -> None:
         """Fold the frame's events into this screen's state and show it."""
+        if not on_screen(self):  # a frame posted before the screen started to go
+            return
         for event in message.events:
             self.state.apply(event)
         with self.app.batch_update():  # one screen update for the whole frame
             await self.render_state()
 
     async def render_state(self) -> None:
-        """Bring every widget up to date with `self.state`."""
+        """Bring every widget up to date with `self.state` (nothing once the screen is
+        leaving, also when it starts to while the cards are brought up to date)."""
+        if not on_screen(self):
+            return
         state = self.state
         self.shown_seq = state.last_seq
         title = self.query_one("#session-title", Static)
@@ -242,6 +289,8 @@ class SessionScreen(RefineFlow, Screen[None]):
         if title.content != content:
             title.update(content, layout=False)  # one row, whatever it says
         await self.query_one(StreamPane).sync(state)
+        if not on_screen(self):
+            return
         self._show_items(state)
         self._show_context(state)
         self.refresh_status()
@@ -260,7 +309,7 @@ class SessionScreen(RefineFlow, Screen[None]):
 
     def run_finished(self) -> None:
         """The live agent's worker ended: feedback and refinement keys open up."""
-        if self.is_attached and self.query(StatusLine):  # not while the app closes
+        if on_screen(self):  # not while the screen goes or the app closes
             self.refresh_status()
 
     def _refresh_bindings_on_change(self) -> None:
@@ -271,7 +320,7 @@ class SessionScreen(RefineFlow, Screen[None]):
             len(self._pending),
             self.recordable,
             self.refining,
-            len(pending_candidates(self.state)),
+            candidate_awaiting_decision(self.state),
             bool(latest_feedback(self.state)),
             bool(self._pinned()),
             self.running,
@@ -320,7 +369,8 @@ class SessionScreen(RefineFlow, Screen[None]):
             wanted = bool(self._pending or latest_feedback(self.state))
             return wanted and self.recordable and not self.refining
         if action == "review":
-            return bool(pending_candidates(self.state)) and self.recordable and not self.refining
+            awaiting = candidate_awaiting_decision(self.state) is not None
+            return awaiting and self.recordable and not self.refining
         if action == "pinned":
             return bool(self._pinned())
         return True
@@ -402,7 +452,7 @@ class SessionScreen(RefineFlow, Screen[None]):
         if self.live is not None:
             return self.live.runner
         assert self.store is not None
-        return await SessionRunner.resume(self.store, self.session_id, [self.post_event])
+        return self._listen(await SessionRunner.resume(self.store, self.session_id))
 
     async def action_submit_feedback(self) -> None:
         """Record the collected feedback as one FeedbackSubmitted event."""

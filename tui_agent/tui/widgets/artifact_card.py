@@ -18,7 +18,7 @@ from textual.widgets import Markdown, Static
 from tui_agent.events import Artifact, VersionDecided
 from tui_agent.formatting import artifact_text
 from tui_agent.session import SessionState
-from tui_agent.tui.widgets.detached import quiet_when_detached
+from tui_agent.tui.widgets.mounting import update_markdown
 from tui_agent.tui.widgets.step_card import numbered_code
 
 FOLDED_LINES = {"markdown": 12, "json": 8, "python": 8, "text": 8}
@@ -55,17 +55,6 @@ def artifact_status(
             return "awaiting your decision"
         return "accepted" if decision.accepted else "rejected"
     return "in use" if current_versions.get(artifact.name) == artifact.version else "older"
-
-
-def pending_candidates(state: SessionState) -> list[Artifact]:
-    """Candidate versions nobody accepted or rejected yet, oldest first."""
-    decided = decisions(state)
-    return [
-        artifact
-        for versions in state.artifacts.values()
-        for artifact in versions
-        if artifact.candidate and (artifact.name, artifact.version) not in decided
-    ]
 
 
 def header_content(artifact: Artifact, status: ArtifactStatus) -> Content:
@@ -152,7 +141,6 @@ class ArtifactCard(Vertical):
         event.stop()
         await self.set_expanded(not self._expanded)
 
-    @quiet_when_detached
     async def _render_artifact(self) -> None:
         artifact, status = self._artifact, self._status
         key = (artifact, status, self._expanded)
@@ -164,7 +152,7 @@ class ArtifactCard(Vertical):
         text, hidden = self._text, self._hidden
         shown = text if self._expanded else folded(text, FOLDED_LINES[artifact.format])[0]
         if isinstance(self._body, Markdown):
-            await self._body.update(shown)
+            await update_markdown(self._body, shown)
         else:
             self._body.update(numbered_code(shown, artifact.format))
         more = self._more

@@ -28,6 +28,7 @@ from tui_agent.agents.workspace_files import WorkspaceError, read_workspace_file
 from tui_agent.events import ExecutionFinished, WrittenFile
 from tui_agent.formatting import format_size
 from tui_agent.sandbox.folders.workspaces import known_workspace
+from tui_agent.tui.widgets.mounting import mount_into
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp")
 MAX_LISTED = 8
@@ -130,9 +131,10 @@ class FilesView(Vertical):
     def __init__(self) -> None:
         super().__init__(classes="files")
         self._shown: ExecutionFinished | None = None
+        self._list = Static(classes="files-list")
 
     def compose(self) -> ComposeResult:
-        yield Static(classes="files-list")
+        yield self._list
 
     @property
     def previews(self) -> list[ImagePreview]:
@@ -160,7 +162,7 @@ class FilesView(Vertical):
         await self.query(ImagePreview).remove()
         if execution is None or not files:
             return
-        self.query_one(".files-list", Static).update(files_content(execution))
+        self._list.update(files_content(execution))
         images = [f for f in files if is_image(f)][:MAX_PREVIEWS]
         if execution.workspace and images:
-            await self.mount_all([ImagePreview(execution.workspace, f) for f in images])
+            await mount_into(self, [ImagePreview(execution.workspace, f) for f in images])

@@ -20,8 +20,8 @@ from textual.widgets import Markdown, Static
 from tui_agent.events import ExecutionFinished, LogLine
 from tui_agent.formatting import TEXT_CHARS, attempt_line, check_line, clipped
 from tui_agent.session import StepState
-from tui_agent.tui.widgets.detached import quiet_when_detached
 from tui_agent.tui.widgets.files_view import FilesView
+from tui_agent.tui.widgets.mounting import mount_into, update_markdown
 
 MAX_LOG_LINES = 40
 """Output lines shown per step (the last ones); the rest are counted."""
@@ -225,6 +225,7 @@ class StepCard(Vertical):
         self._calls: tuple[object, ...] = ()
         self._final: str | None = None
         self._final_box: Vertical | None = None
+        self._final_view: Markdown | None = None
         self._composed = False
         self._thought_view = Markdown(classes="thought")
         self._code_view = Static(classes="code")
@@ -245,7 +246,6 @@ class StepCard(Vertical):
         self._composed = True
         await self.show(self._step)
 
-    @quiet_when_detached
     async def show(self, step: StepState) -> None:
         """Bring the card up to date with `step` (only the parts that changed)."""
         self._step = step
@@ -272,7 +272,7 @@ class StepCard(Vertical):
         markdown.display = bool(step.thought)
         if step.thought != self._thought:
             self._thought = step.thought
-            await markdown.update(clipped(step.thought, TEXT_CHARS))
+            await update_markdown(markdown, clipped(step.thought, TEXT_CHARS))
 
     def _show_code(self, step: StepState) -> None:
         code = self._code_view
@@ -319,11 +319,11 @@ class StepCard(Vertical):
         if answer is None:
             if self._final_box is not None:
                 await self._final_box.remove()
-                self._final_box = None
-        elif self._final_box is None:
-            shown = Markdown(clipped(answer, TEXT_CHARS), classes="final-answer")
-            self._final_box = Vertical(shown, classes="final")
+                self._final_box = self._final_view = None
+        elif self._final_view is None:
+            self._final_view = Markdown(clipped(answer, TEXT_CHARS), classes="final-answer")
+            self._final_box = Vertical(self._final_view, classes="final")
             self._final_box.border_title = "Final answer"
-            await self.mount(self._final_box)
+            await mount_into(self, [self._final_box])
         else:
-            await self._final_box.query_one(Markdown).update(clipped(answer, TEXT_CHARS))
+            await update_markdown(self._final_view, clipped(answer, TEXT_CHARS))

@@ -26,9 +26,9 @@ from tui_agent.tui.widgets.artifact_card import (
     artifact_status,
     decisions,
 )
-from tui_agent.tui.widgets.detached import quiet_when_detached
 from tui_agent.tui.widgets.entry_cards import CARD_KINDS, EntryCard
 from tui_agent.tui.widgets.group_card import GroupCard
+from tui_agent.tui.widgets.mounting import mount_into, on_screen
 from tui_agent.tui.widgets.status_line import STATUS_STYLES
 from tui_agent.tui.widgets.step_card import StepCard
 
@@ -141,11 +141,14 @@ class StreamPane(VerticalScroll):
         self._groups = StreamGroups()
         self._cursor: int | None = None
         """Stream index of the card under the cursor (None: following the newest)."""
+        self._earlier = Static(classes="earlier")
+        self._empty = Static(self._empty_text, classes="empty")
+        self._ended = Static(classes="ended")
 
     def compose(self) -> ComposeResult:
-        yield Static(classes="earlier")
-        yield Static(self._empty_text, classes="empty")
-        yield Static(classes="ended")
+        yield self._earlier
+        yield self._empty
+        yield self._ended
 
     @property
     def card_count(self) -> int:
@@ -175,9 +178,11 @@ class StreamPane(VerticalScroll):
         """The stream entries (one per card) of `state`."""
         return self._groups.entries(state)
 
-    @quiet_when_detached
     async def sync(self, state: SessionState) -> None:
-        """Mount, drop and update cards so the pane shows the newest entries of `state`."""
+        """Mount, drop and update cards so the pane shows the newest entries of `state`
+        (nothing once the pane is leaving its screen)."""
+        if not on_screen(self):
+            return
         self._state = state
         stream = self._groups.entries(state)
         total = len(stream)
@@ -205,21 +210,21 @@ class StreamPane(VerticalScroll):
                 await card.show(entry)  # type: ignore[arg-type]
         before = [card_for(entry, state, closed) for entry in stream[first:keep_from]]
         after = [card_for(entry, state, closed) for entry in stream[keep_to:total]]
-        ended = self.query_one(".ended", Static)
+        ended = self._ended
         for card in before + after:
             card.closed = closed
-        if before:
-            await self.mount_all(before, before=kept[0] if kept else ended)
-        if after:
-            await self.mount_all(after, before=ended)
+        if not await mount_into(self, before, before=kept[0] if kept else ended):
+            return
+        if not await mount_into(self, after, before=ended):
+            return
         self._cards = before + kept + after
         self._first = first
         self._mark_cursor()
-        self.query_one(".empty").display = total == 0
+        self._empty.display = total == 0
         ended.display = closed is not None and state.event_count > 0
         if ended.display:
             _update(ended, ended_content(state))
-        earlier = self.query_one(".earlier", Static)
+        earlier = self._earlier
         earlier.display = first > 0
         _update(
             earlier,
