@@ -18,8 +18,6 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 from tui_agent.agents.action_turn import stream_turn
 from tui_agent.agents.approval import Approver
@@ -34,8 +32,6 @@ from tui_agent.agents.codeact_prompts import (
 from tui_agent.agents.loop_guard import DEFAULT_REPEATS, LoopGuard
 from tui_agent.agents.streaming import StepRun
 from tui_agent.agents.workspace_files import with_written_files, workspace_of
-from tui_agent.analysis.models import AgentType
-from tui_agent.config import ConfigError, Settings
 from tui_agent.events import (
     CodeProposed,
     Error,
@@ -44,7 +40,6 @@ from tui_agent.events import (
     LLMCall,
     Log,
     SessionEnded,
-    SessionStarted,
     SessionStatus,
 )
 from tui_agent.llm import (
@@ -54,23 +49,18 @@ from tui_agent.llm import (
     InvalidReply,
     LLMError,
     Message,
-    price_known,
 )
 from tui_agent.sandbox.base import Sandbox
-from tui_agent.sandbox.choose import open_sandbox
 from tui_agent.sandbox.models import ExecuteRequest
 
 DEFAULT_MAX_STEPS = 10
 DEFAULT_TIMEOUT = 60.0
-TITLE_LIMIT = 80
 CODE_ACTIONS = {
     "execute_code": "execute_code",
     "debug_error": "debug_error",
     "continue_debugging": "debug_error",
 }
 """Action names (as the model may write them) that run code, and what they are read as."""
-TEST_CONTEXT: dict[str, Any] = {"args": []}
-"""What each step's code runs with (no args, context, url or html): its test context."""
 
 
 @dataclass(frozen=True)
@@ -81,92 +71,6 @@ class CodeActLimits:
     budget: float | None = None
     loop_repeats: int = DEFAULT_REPEATS
     timeout: float = DEFAULT_TIMEOUT
-
-
-def needs_approval(approve: bool, sandbox: Sandbox) -> bool:
-    """Approval is asked for, or forced because the sandbox is not isolated (`local`)."""
-    return approve or not sandbox.isolated
-
-
-def codeact_session(
-    task: str,
-    *,
-    settings: Settings,
-    max_steps: int = DEFAULT_MAX_STEPS,
-    budget: float | None = None,
-    approve: bool = False,
-    sandbox_name: str | None = None,
-    approver: Approver | None = None,
-    network: bool = False,
-    workspace: Path | None = None,
-    timeout: float = DEFAULT_TIMEOUT,
-    agent_type: AgentType = "generic",
-) -> tuple[SessionStarted, AsyncIterator[Event]]:
-    """The SessionStarted and the agent of a code session, ready for a SessionRunner.
-
-    Everything that can be checked before recording is: the task and limits, the model (set,
-    known to litellm, its API key present, priced when there is a budget), the sandbox backend
-    and, when approval applies, an `approver`. Each failure raises one line (ConfigError,
-    LLMError, SandboxError). The sandbox starts when the agent is first iterated and is closed
-    when it ends, however it ends.
-    """
-    if not task.strip():
-        raise ConfigError("the task is empty: say what the agent should do")
-    if max_steps < 1:
-        raise ConfigError("max steps must be at least 1")
-    if budget is not None and budget <= 0:
-        raise ConfigError("the budget must be a positive amount of USD")
-    if timeout <= 0:
-        raise ConfigError("the timeout must be a positive number of seconds")
-    if not settings.model:
-        raise ConfigError("no model: pass --model or set TUI_AGENT_MODEL")
-    llm = LLM(settings.model, api_base=settings.api_base)
-    if budget is not None and not price_known(settings.model):
-        raise ConfigError(
-            f"a budget needs the model's price, and litellm has none for {settings.model}; "
-            "drop --budget (--max-steps still caps the run) or choose a priced model"
-        )
-    sandbox = open_sandbox(
-        sandbox_name or settings.sandbox,
-        workspace=workspace or settings.workspace,
-        network=network,
-    )
-    asks = needs_approval(approve, sandbox)
-    if asks and approver is None:
-        why = "approval is on" if approve else f"the {sandbox.name} sandbox is not isolated"
-        raise ConfigError(f"{why}, so every run needs the user's approval, and nothing can ask")
-    limits = CodeActLimits(max_steps=max_steps, budget=budget, timeout=timeout)
-    started = SessionStarted(
-        kind="codeact",
-        title=session_title(task),
-        model=settings.model,
-        params={
-            "task": task,
-            "max_steps": max_steps,
-            "budget": budget,
-            "sandbox": sandbox.name,
-            "network": network,
-            "approve": asks,
-            "timeout": timeout,
-        },
-        agent_type=agent_type,
-        test_context=dict(TEST_CONTEXT),
-    )
-    agent = run_codeact(
-        task,
-        llm=llm,
-        sandbox=sandbox,
-        limits=limits,
-        approver=approver if asks else None,
-        network=network,
-    )
-    return started, agent
-
-
-def session_title(task: str) -> str:
-    """The task on one line, cut to TITLE_LIMIT characters."""
-    line = " ".join(task.split())
-    return line if len(line) <= TITLE_LIMIT else line[: TITLE_LIMIT - 1] + "…"
 
 
 async def run_codeact(

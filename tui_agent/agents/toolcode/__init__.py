@@ -7,14 +7,10 @@ from tui_agent.agents.toolcode.loop import (
     ToolcodeLimits,
     run_toolcode,
 )
-from tui_agent.agents.toolcode.start import ToolProtocol, mcp_config_for, toolcode_session
 
 __all__ = [
     "DEFAULT_MAX_STEPS",
     "DEFAULT_TIMEOUT",
-    "ToolProtocol",
     "ToolcodeLimits",
-    "mcp_config_for",
     "run_toolcode",
-    "toolcode_session",
 ]
