@@ -142,7 +142,8 @@ class RequestForm(Vertical):
 
     def values(self) -> dict[str, Any]:
         """What the form holds, by field name. Empty text fields are left out (the request's
-        default applies), except prefilled ones: emptied, they mean none ("" for no model).
+        default applies), except prefilled ones: emptied, they mean none ("" for no model),
+        and required ones: the request says what is missing, in its own words.
         A list that cannot be split is a RequestError naming its field."""
         values: dict[str, Any] = {}
         for name, option in self.fields:
@@ -155,7 +156,7 @@ class RequestForm(Vertical):
             if option.url and with_scheme(text) != text:
                 text = widget.value = with_scheme(text)  # shown as it is read
             if not text:
-                if name in self.prefill:
+                if name in self.prefill or self.cls.model_fields[name].is_required():
                     values[name] = ""
                 continue
             if base_type(self.cls.model_fields[name].annotation) is list:

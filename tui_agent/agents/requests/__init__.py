@@ -83,11 +83,16 @@ def request_from_json(data: Any) -> RequestBase:
 
 def request_from_inputs(cls: type[R], inputs: Mapping[str, Any]) -> R:
     """A `cls` request from what a front end was given: each reader field's path is read (and
-    kept in its `keeps_path` field) and list items are decoded as their Option says."""
+    kept in its `keeps_path` field; a blank path is no file) and list items are decoded as
+    their Option says."""
     data = dict(inputs)
     for name, option in field_options(cls):
         value = data.get(name)
-        if option.reader is not None and isinstance(value, str):
+        if option.reader is not None and isinstance(value, str) and not value.strip():
+            if cls.model_fields[name].is_required():
+                raise RequestError(name, "no file given. Which file? Type its path.")
+            del data[name]
+        elif option.reader is not None and isinstance(value, str):
             data[name] = read(option.reader, value, name)
             if option.keeps_path is not None:
                 data[option.keeps_path] = value
