@@ -115,6 +115,8 @@ class RequestForm(Vertical):
             yield Select(labels, value=value, allow_blank=False, id=widget_id)
         else:
             text = "" if value is None else f"{value:g}" if kind is float else str(value)
+            if option.reader is not None:  # a path to read, never the value read
+                text = value if isinstance(value, str) else ""
             if kind is list:
                 text = " ".join(shlex.quote(str(item)) for item in value or [])
             typed: Literal["integer", "number", "text"] = (

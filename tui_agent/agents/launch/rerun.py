@@ -4,8 +4,9 @@ The request stored in a session's SessionStarted is read back as it was (setting
 when it started). `--model` replaces its model; a context given replaces its context, and is
 needed when the stored one had secrets (they were masked before storing). A session imported
 from a file is someone else's input: its code gets no network unless the user allows it now,
-its page is checked as a typed one is (by `prepare`), and what it runs is shown as a
-`RunPlan` to approve first.
+its sandbox, workspace, API base and MCP config are this machine's settings (never the
+file's), its page is checked as a typed one is (by `prepare`), and what it runs is shown as
+a `RunPlan` to approve first.
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ def rerun_request(
     allowed: Allowances | None = None,
 ) -> RequestBase:
     """The request `started` carries, with `model` and the context file `context` in place of
-    its own (when given); an imported session's network is what `allowed` says."""
+    its own (when given); an imported session's network is what `allowed` says and its
+    settings-backed fields other than the model are this machine's."""
     if started.request is None:
         raise RequestError(
             None, "it was recorded without the request it started from, so it cannot run again"
@@ -52,8 +54,12 @@ def rerun_request(
         raise RequestError(
             "context", "its context held secrets, masked before it was stored", unset=True
         )
-    if imported and "network" in cls.model_fields:
-        data["network"] = (allowed or Allowances()).network
+    if imported:
+        if "network" in cls.model_fields:
+            data["network"] = (allowed or Allowances()).network
+        for name, option in field_options(cls):
+            if option.setting and name != "model":
+                data[name] = None
     return parse_request(cls, data)
 
 
