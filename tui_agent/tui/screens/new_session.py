@@ -30,8 +30,8 @@ from tui_agent.agents.requests import (
 )
 from tui_agent.config import Settings
 from tui_agent.store.task_cache import TaskCache
-from tui_agent.tui.screens.approval import ModalApprover
 from tui_agent.tui.request_form import RequestForm, field_id
+from tui_agent.tui.screens.approval import ModalApprover
 
 FORM_KINDS: tuple[type[RequestBase], ...] = (
     CodeRequest,
