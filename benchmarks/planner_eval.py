@@ -26,8 +26,9 @@ from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+from tui_agent.agents.launch import prepare
 from tui_agent.agents.recipe_run import recipe_started, run_recipe
-from tui_agent.agents.scrape import scrape_session
+from tui_agent.agents.requests import ScrapeRequest
 from tui_agent.config import Settings
 from tui_agent.demo_site import LAYOUTS, DemoSite
 from tui_agent.recorder import SessionRunner
@@ -60,15 +61,12 @@ async def evaluate(layout: str, site: DemoSite, args: argparse.Namespace, folder
     settings = Settings(db=folder / "eval.db", model=args.model, api_base=args.api_base)
     recipe_path = folder / f"{layout}.json"
     url = site.url(layout)
-    started, agent = scrape_session(
-        url,
-        f"Extract {args.items} items",
-        settings=settings,
-        planner=args.planner,
-        save_recipe=recipe_path,
+    request = ScrapeRequest(
+        url=url, task=f"Extract {args.items} items", planner=args.planner, save_recipe=recipe_path
     )
+    launch = prepare(request, settings)
     async with await Store.open(settings.db) as store:
-        state, first = await record(store, started, agent)
+        state, first = await record(store, launch.started, launch.events)
         row: dict[str, Any] = {
             "layout": layout,
             "status": state.status,

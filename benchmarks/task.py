@@ -40,8 +40,9 @@ from support.scripted_model import Reply, ScriptedModel, text  # noqa: E402
 from task_paraphrases import PAIRS  # noqa: E402
 from task_support import pdf_with_text  # noqa: E402
 
+from tui_agent.agents.launch import prepare  # noqa: E402
+from tui_agent.agents.requests import TaskRequest  # noqa: E402
 from tui_agent.agents.task.similarity import best_match  # noqa: E402
-from tui_agent.agents.task.start import TaskLimits, task_session  # noqa: E402
 from tui_agent.config import Settings  # noqa: E402
 from tui_agent.recorder import SessionRunner, new_session_id  # noqa: E402
 from tui_agent.sandbox.pool import close_shared_pool  # noqa: E402
@@ -156,17 +157,17 @@ class Run:
 
 async def run_task(settings: Settings, case: Case, context: dict[str, Any]) -> Run:
     session_id = new_session_id()
-    started, session = task_session(
-        case.task,
-        context,
-        settings=settings,
+    launch = prepare(
+        TaskRequest(task=case.task, context=context),
+        settings,
         session_id=session_id,
-        limits=TaskLimits(),
         cache=TaskCache(settings.db),
     )
+    session = launch.task
+    assert session is not None
     began = time.perf_counter()
     async with await Store.open(settings.db) as store:
-        state = await SessionRunner(store, session_id).run(started, session.events())
+        state = await SessionRunner(store, session_id).run(launch.started, launch.events)
     seconds = time.perf_counter() - began
     metadata = session.context["_ai_metadata"]
     return Run(

@@ -48,14 +48,16 @@ def parse_args() -> argparse.Namespace:
 
 
 def session(url: str, items: int, db: Path):  # type: ignore[no-untyped-def]
-    from tui_agent.agents.scrape import scrape_session
+    from tui_agent.agents.launch import prepare
+    from tui_agent.agents.requests import ScrapeRequest
     from tui_agent.config import load_settings
 
     settings = load_settings(db=db)
-    started, agent = scrape_session(
-        url, TASK.format(items=items), settings=settings, max_items=items, planner="offline"
+    request = ScrapeRequest(
+        url=url, task=TASK.format(items=items), max_items=items, planner="offline"
     )
-    return settings, started, agent
+    launch = prepare(request, settings)
+    return settings, launch.started, launch.events
 
 
 async def run_headless(url: str, items: int, db: Path) -> dict[str, float | int | str]:

@@ -25,9 +25,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from support.scripted_model import ScriptedModel, text
 
-from tui_agent.agents.codeact import codeact_session
-from tui_agent.agents.scrape import scrape_session
-from tui_agent.agents.task.start import TaskLimits, task_session
+from tui_agent.agents.launch import prepare
+from tui_agent.agents.requests import CodeRequest, ScrapeRequest, TaskRequest
 from tui_agent.analysis import analyze_output
 from tui_agent.config import Settings
 from tui_agent.demo_site import DemoSite
@@ -180,7 +179,8 @@ def compound_interest(workspace: Path) -> tuple[SessionStarted, AsyncIterator[Ev
     settings = Settings(
         model=server.model("scripted"), api_base=server.api_base, workspace=workspace
     )
-    started, agent = codeact_session(COMPOUND_TASK, settings=settings, max_steps=5)
+    launch = prepare(CodeRequest(task=COMPOUND_TASK, max_steps=5), settings)
+    started, agent = launch.started, launch.events
     title = "Compound interest: seed 002 (CodeAct) example, scripted model, real sandbox"
 
     async def served() -> AsyncIterator[Event]:
@@ -216,18 +216,17 @@ def email_task(workspace: Path) -> tuple[SessionStarted, AsyncIterator[Event]]:
         model=server.model("scripted"), api_base=server.api_base, workspace=workspace
     )
     context = {"email_user": "test@example.com", "email_password": "secret"}
-    started, session = task_session(
-        "Send email notification",
-        context,
-        settings=settings,
+    launch = prepare(
+        TaskRequest(task="Send email notification", context=context, use_cache=False),
+        settings,
         session_id="example",
-        limits=TaskLimits(use_cache=False),
     )
+    started = launch.started
     title = "Send email notification: task executor example, scripted model, real sandbox"
 
     async def served() -> AsyncIterator[Event]:
         try:
-            async for event in session.events():
+            async for event in launch.events:
                 yield event
         finally:
             server.stop()
@@ -239,9 +238,9 @@ def demo_shop_scrape(workspace: Path) -> tuple[SessionStarted, AsyncIterator[Eve
     """The offline planner exploring the demo shop's panel layout, then its recipe's items."""
     site = DemoSite().start()
     settings = Settings(db=workspace / "unused.db", model=None)
-    started, agent = scrape_session(
-        site.url("panel"), "Extract 12 items", settings=settings, planner="offline"
-    )
+    request = ScrapeRequest(url=site.url("panel"), task="Extract 12 items", planner="offline")
+    launch = prepare(request, settings)
+    started, agent = launch.started, launch.events
 
     async def events() -> AsyncIterator[Event]:
         try:

@@ -14,7 +14,9 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 from tui_agent.errors import UserError
 
 APP_NAME = "tui-agent"
-SandboxName = Literal["auto", "docker", "bubblewrap", "local"]
+IsolatedSandboxName = Literal["auto", "docker", "bubblewrap"]
+"""The sandbox backends that isolate the code they run ("auto": docker, else bubblewrap)."""
+SandboxName = Literal[IsolatedSandboxName, "local"]
 
 
 def default_db_path() -> Path:

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 import time
+import uuid
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from tui_agent.analysis.models import AgentType, FieldFeedback, OutputAnalysis
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 """Version of the event schema; bumped on any change old readers could not parse.
 
 2: ExecutionOutput (live output of a running step).
@@ -25,7 +26,8 @@ SCHEMA_VERSION = 8
 6: ToolCall.run_step (a call the running program of a step made, shown inside that step).
 7: SessionEnded status "partial" (a scrape kept its items when a later page failed).
 8: Artifact.changes (a candidate's per-field verdicts with before -> after values);
-   ExecutionFinished.files and .workspace (the files a run wrote, for its step card)."""
+   ExecutionFinished.files and .workspace (the files a run wrote, for its step card).
+9: SessionStarted.request (what the session was started with: its request, as JSON)."""
 
 SessionKind = Literal["codeact", "exec", "scrape", "task", "refine", "toolcode", "recording"]
 SessionStatus = Literal[
@@ -41,6 +43,11 @@ CheckName = Literal["reply", "context_access", "serialization", "output"]
 """What a task's code is checked for: a usable reply (code, the expected stage), names it uses
 but never defines (before running), JSON values in the context and the model's verdict on the
 output (after running)."""
+
+
+def new_session_id() -> str:
+    """A short random id (12 hex digits); sessions can be named by any unique prefix."""
+    return uuid.uuid4().hex[:12]
 
 
 def _empty(value: Any) -> bool:
@@ -69,6 +76,12 @@ class SessionStarted(BaseEvent):
     agent_type: AgentType = "generic"
     params: dict[str, Any] = Field(default_factory=dict)
     test_context: dict[str, Any] = Field(default_factory=dict)
+    request: dict[str, Any] | None = Field(default=None, exclude_if=_empty)
+    """The request the session was started with, as JSON (`tui_agent.agents.requests`), its
+    settings-backed fields resolved and the secrets of a context masked; None for sessions
+    recorded before requests were stored (or started without one)."""
+    request_masked: bool = Field(default=False, exclude_if=_empty)
+    """Secrets were masked in `request`: running it again needs them given again."""
 
 
 class ThoughtDelta(BaseEvent):

@@ -12,6 +12,8 @@ LINE_CHARS = 2_000
 """The most characters of one line (a log line, a message) a card shows."""
 TEXT_CHARS = 20_000
 """The most characters of one text (a thought, an answer, a step's code) a card shows."""
+TITLE_CHARS = 80
+"""The most characters of a session's title made from its task."""
 
 
 def clipped(text: str, limit: int = LINE_CHARS) -> str:
@@ -20,6 +22,12 @@ def clipped(text: str, limit: int = LINE_CHARS) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}… ({len(text) - limit:,} more characters)"
+
+
+def session_title(text: str) -> str:
+    """`text` on one line, cut to TITLE_CHARS characters: a title for a session or a phase."""
+    line = " ".join(text.split())
+    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1] + "…"
 
 
 def format_cost(cost: float | None, complete: bool = True) -> str:

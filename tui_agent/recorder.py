@@ -8,20 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import time
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING
 
-from tui_agent.events import Error, Event, SessionEnded, SessionStarted
+from tui_agent.events import Error, Event, SessionEnded, SessionStarted, new_session_id
 from tui_agent.session import SessionState
 
 if TYPE_CHECKING:
     from tui_agent.store import Store
-
-
-def new_session_id() -> str:
-    """A short random id (12 hex digits); sessions can be named by any unique prefix."""
-    return uuid.uuid4().hex[:12]
 
 
 EventListener = Callable[[Event, SessionState], None]

@@ -25,10 +25,13 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import UnionType
-from typing import Any, Literal, TypeVar, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, Union, get_args, get_origin
 from urllib.parse import quote, quote_plus, unquote
 
 from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from tui_agent.events import SessionStarted
 
 MASK = "***"
 MIN_SECRET_CHARS = 6
@@ -270,6 +273,15 @@ class SecretMask:
             if name not in _EVENT_FIELDS and not _fixed(info.annotation)
         }
         return model.model_copy(update=update)
+
+
+def masked_start(started: SessionStarted, mask: SecretMask) -> SessionStarted:
+    """A SessionStarted masked by `mask`, marked `request_masked` when its request changed
+    (the stored request then lacks secrets the run had)."""
+    masked = mask.masked_event(started)
+    if masked.request != started.request:
+        masked = masked.model_copy(update={"request_masked": True})
+    return masked
 
 
 def mask_secrets(value: Any) -> Any:

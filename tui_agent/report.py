@@ -134,6 +134,11 @@ class SessionReport(_Report):
 
     summary: SessionSummary
     agent_type: str
+    request: dict[str, Any] | None
+    """What the session was started with: its request as JSON (`kind` says which), settings
+    resolved; null for sessions recorded before requests were stored."""
+    request_masked: bool
+    """Secrets of the request's context were masked before it was stored."""
     params: dict[str, Any]
     source: str | None
     """The URL the session worked on, when it had one."""
@@ -172,6 +177,8 @@ def build_report(state: SessionState, items: int | None = None) -> SessionReport
     return SessionReport(
         summary=state.summary(),
         agent_type=state.agent_type,
+        request=state.request,
+        request_masked=state.request_masked,
         params=state.params,
         source=str(url) if url else None,
         search_query=search_query(recipe),

@@ -174,6 +174,9 @@ class SessionState:
     agent_type: str = "generic"
     params: dict[str, Any] = field(default_factory=dict)
     test_context: dict[str, Any] = field(default_factory=dict)
+    request: dict[str, Any] | None = None
+    """The request the session was started with, as JSON (None: recorded without one)."""
+    request_masked: bool = False
     status: SessionStatus = "running"
     stopped_reason: str | None = None
     started_at: float = 0.0
@@ -285,6 +288,8 @@ def _started(state: SessionState, e: SessionStarted) -> None:
     state.agent_type = e.agent_type
     state.params = dict(e.params)
     state.test_context = dict(e.test_context)
+    state.request = e.request
+    state.request_masked = e.request_masked
     state.started_at = e.ts
 
 

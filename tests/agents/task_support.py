@@ -11,8 +11,8 @@ from typing import Any
 
 from support.scripted_model import Reply, text
 
-from tui_agent.agents.task.start import TaskSession
-from tui_agent.events import Event, SessionStarted
+from tui_agent.agents.launch import Launch
+from tui_agent.events import Event
 from tui_agent.recorder import SessionRunner
 from tui_agent.session import SessionState
 from tui_agent.store import Store
@@ -75,12 +75,13 @@ class Ran:
         return self.context["_ai_metadata"]
 
 
-async def record_task(
-    db: Path, session_id: str, started: SessionStarted, session: TaskSession
-) -> Ran:
-    """Run `session` through a real SessionRunner into the SQLite file `db`."""
+async def record_task(db: Path, launch: Launch) -> Ran:
+    """Run a prepared task or workflow session through a real SessionRunner into the SQLite
+    file `db`."""
+    assert launch.task is not None
+    session_id = launch.session_id
     async with await Store.open(db) as store:
-        state = await SessionRunner(store, session_id).run(started, session.events())
+        state = await SessionRunner(store, session_id).run(launch.started, launch.events)
         stored = await store.events(session_id)
         chain = await store.chain_of_work(session_id)
-    return Ran(state, stored, session.context, chain)
+    return Ran(state, stored, launch.task.context, chain)

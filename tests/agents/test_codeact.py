@@ -14,8 +14,9 @@ from support.scripted_model import action_reply as reply
 
 from tui_agent.agents.action_turn import REASKED
 from tui_agent.agents.approval import Decision
-from tui_agent.agents.codeact import codeact_session
-from tui_agent.config import ConfigError, Settings
+from tui_agent.agents.launch import Launch, prepare
+from tui_agent.agents.requests import CodeRequest, RequestError
+from tui_agent.config import Settings
 from tui_agent.events import (
     CodeProposed,
     Error,
@@ -28,7 +29,6 @@ from tui_agent.events import (
     Thought,
     ThoughtDelta,
 )
-from tui_agent.llm import MissingApiKey
 from tui_agent.session import fold
 from tui_agent.store import Store
 
@@ -76,9 +76,14 @@ def spec_replies() -> list[Reply]:
     ]
 
 
+def launch(settings: Settings, task: str = TASK, approver: Any = None, **fields: Any) -> Launch:
+    """A code session of `task` (`fields`: the CodeRequest's), prepared on `settings`."""
+    return prepare(CodeRequest(task=task, **fields), settings, approver=approver)
+
+
 async def run(settings: Settings, task: str = TASK, **options: Any) -> Recorded:
-    started, agent = codeact_session(task, settings=settings, **options)
-    return await record(settings.db, started, agent)
+    prepared = launch(settings, task, **options)
+    return await record(settings.db, prepared.started, prepared.events)
 
 
 async def test_the_spec_example_end_to_end(server: ScriptedModel, settings: Settings, backend):
@@ -195,8 +200,9 @@ async def test_a_budget_too_small_for_one_call_makes_no_call(
 
 def test_a_budget_needs_a_priced_model(server: ScriptedModel, settings: Settings):
     unpriced = settings.model_copy(update={"model": server.model("scripted")})
-    with pytest.raises(ConfigError, match="litellm has none for openai/scripted"):
-        codeact_session(TASK, settings=unpriced, budget=1.0)
+    with pytest.raises(RequestError, match="litellm has none for openai/scripted") as raised:
+        launch(unpriced, budget=1.0)
+    assert raised.value.field == "budget"
 
 
 async def test_the_same_error_three_times_stops_the_run(server: ScriptedModel, settings: Settings):
@@ -247,7 +253,8 @@ async def test_cancelling_mid_run_keeps_the_session_as_cancelled(
 ):
     endless = "import time\nfor i in range(600):\n    print(i, flush=True)\n    time.sleep(0.1)"
     server.push(reply("Run for a minute.", "execute_code", code=endless), answer())
-    started, agent = codeact_session(TASK, settings=settings)
+    prepared = launch(settings)
+    started, agent = prepared.started, prepared.events
     printing = asyncio.Event()
 
     def listen(event, _state) -> None:
@@ -308,11 +315,10 @@ async def test_edited_code_runs_and_is_recorded(server: ScriptedModel, settings:
 
 
 def test_the_local_sandbox_always_asks(settings: Settings):
-    with pytest.raises(ConfigError, match="the local sandbox is not isolated"):
-        codeact_session(TASK, settings=settings, sandbox_name="local")
-    started, _agent = codeact_session(
-        TASK, settings=settings, sandbox_name="local", approver=ScriptedApprover([])
-    )
+    with pytest.raises(RequestError, match="the local sandbox is not isolated") as raised:
+        launch(settings, sandbox="local")
+    assert raised.value.field == "sandbox"
+    started = launch(settings, sandbox="local", approver=ScriptedApprover([])).started
     assert started.params["approve"] is True and started.params["sandbox"] == "local"
 
 
@@ -373,13 +379,14 @@ def test_missing_key_raises_before_anything_is_recorded(
 ):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     settings = Settings(model="anthropic/claude-3-5-sonnet-20240620", db=tmp_path / "s.db")
-    with pytest.raises(MissingApiKey, match="ANTHROPIC_API_KEY is not set"):
-        codeact_session(TASK, settings=settings)
+    with pytest.raises(RequestError, match="ANTHROPIC_API_KEY is not set") as raised:
+        launch(settings)
+    assert raised.value.field == "model"
     assert not (tmp_path / "s.db").exists()
 
 
 def test_no_model_is_one_line(tmp_path: Path):
     settings = Settings(model=None, db=tmp_path / "s.db")
-    with pytest.raises(ConfigError) as raised:
-        codeact_session(TASK, settings=settings)
-    assert str(raised.value) == "no model: pass --model or set TUI_AGENT_MODEL"
+    with pytest.raises(RequestError) as raised:
+        launch(settings)
+    assert (raised.value.field, raised.value.problem) == ("model", "no model")

@@ -6,7 +6,6 @@ import pytest
 
 from tui_agent.agents.approval import Decision, decision_for
 from tui_agent.agents.budget import FIRST_REPLY_TOKENS, Budget
-from tui_agent.agents.codeact import session_title
 from tui_agent.agents.codeact_prompts import (
     OUTPUT_LIMIT,
     TRACEBACK_LINES,
@@ -17,6 +16,7 @@ from tui_agent.agents.codeact_prompts import (
 from tui_agent.agents.loop_guard import LoopGuard, error_signature
 from tui_agent.cli.approval import TerminalApprover
 from tui_agent.events import ErrorInfo, LLMCall, LogLine
+from tui_agent.formatting import session_title
 from tui_agent.llm.cost import price
 from tui_agent.sandbox.models import ExecuteResult
 

@@ -18,7 +18,7 @@ from support.requirements import require_backend, require_chromium
 from support.scripted_model import Reply, ScriptedModel, action_reply, error, text
 from support.sessions import record_exec, refine_stored, scripted_settings
 
-from tui_agent.agents.codeact import codeact_session
+from tui_agent.agents.launch import prepare
 from tui_agent.agents.refine import (
     CodeRefinement,
     RefinementError,
@@ -26,6 +26,7 @@ from tui_agent.agents.refine import (
     decide,
     start_refinement,
 )
+from tui_agent.agents.requests import CodeRequest
 from tui_agent.analysis.models import FeedbackExample, FieldFeedback
 from tui_agent.config import Settings
 from tui_agent.events import (
@@ -528,10 +529,8 @@ async def test_a_codeact_session_is_refined_with_its_earlier_steps_rerun(
         reply(table, "Build the table."),
         text(json.dumps({"thought": "Done.", "action": "provide_answer", "final_answer": "ok"})),
     )
-    started, agent = codeact_session(
-        "tabulate the orders", settings=settings, agent_type="transformer"
-    )
-    recorded = await record(settings.db, started, agent)
+    launch = prepare(CodeRequest(task="tabulate the orders", agent_type="transformer"), settings)
+    recorded = await record(settings.db, launch.started, launch.events)
     assert recorded.state.agent_type == "transformer"
     assert recorded.state.test_context == {"args": []}
     fixed = "[{'name': o['name'], 'total': o['qty'] * o['price']} for o in orders]"

@@ -13,7 +13,8 @@ from support.requirements import require_backend
 from support.scripted_model import ScriptedModel, shaped_reply, text
 from support.sessions import record_exec, refine_stored, scripted_settings
 
-from tui_agent.agents.codeact import codeact_session
+from tui_agent.agents.launch import prepare
+from tui_agent.agents.requests import CodeRequest
 from tui_agent.analysis.models import FieldFeedback
 from tui_agent.config import Settings
 from tui_agent.events import (
@@ -40,8 +41,8 @@ def settings(tmp_path, server: ScriptedModel) -> Settings:
 
 
 async def codeact(settings: Settings):
-    started, agent = codeact_session("What is six times seven?", settings=settings)
-    return await record(settings.db, started, agent)
+    launch = prepare(CodeRequest(task="What is six times seven?"), settings)
+    return await record(settings.db, launch.started, launch.events)
 
 
 @pytest.mark.parametrize(

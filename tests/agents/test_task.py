@@ -12,8 +12,9 @@ import pytest
 from support.scripted_model import ScriptedModel, ToolCallReply, text, tool_calls
 from task_support import code_reply, pdf_with_text, record_task, verdict
 
+from tui_agent.agents.launch import prepare
+from tui_agent.agents.requests import TaskRequest, WorkflowRequest
 from tui_agent.agents.task.breaker import CircuitBreaker
-from tui_agent.agents.task.start import TaskLimits, task_session, workflow_session
 from tui_agent.agents.task.workflow import parse_workflow
 from tui_agent.config import Settings
 from tui_agent.events import (
@@ -56,16 +57,14 @@ async def run_task(
     breaker: CircuitBreaker | None = None,
     **limits,
 ):
-    started, session = task_session(
-        task,
-        context,
-        settings=settings,
+    launch = prepare(
+        TaskRequest(task=task, context=context, use_cache=cache, **limits),
+        settings,
         session_id=session_id,
-        limits=TaskLimits(use_cache=cache, **limits),
         cache=TaskCache(settings.db),
         breaker=breaker or CircuitBreaker(),
     )
-    return await record_task(settings.db, session_id, started, session)
+    return await record_task(settings.db, launch)
 
 
 async def test_a_simple_task_updates_the_context_and_records_its_metadata(
@@ -359,15 +358,13 @@ async def test_an_unreachable_model_opens_the_circuit_and_is_not_retried(setting
     workflow = parse_workflow(
         {"nodes": [{"id": "one", "prompt": "Add one"}, {"id": "two", "prompt": "Add two"}]}, "wf"
     )
-    started, session = workflow_session(
-        workflow,
-        {"n": 1},
-        title="two nodes",
-        settings=unreachable,
+    launch = prepare(
+        WorkflowRequest(workflow=workflow, context={"n": 1}),
+        unreachable,
         session_id="down00000001",
         breaker=breaker,
     )
-    ran = await record_task(settings.db, "down00000001", started, session)
+    ran = await record_task(settings.db, launch)
 
     assert ran.state.status == "failed" and ran.state.stopped_reason == "model_unreachable"
     assert [p.name for p in ran.state.phases] == ["one"]  # node two never started
@@ -485,15 +482,13 @@ async def test_a_workflow_runs_node_by_node_with_the_context_flowing(
         code_reply("context['label'] = 'big' if context['sum'] > 5 else 'small'"),
         verdict(True, "ok"),
     )
-    started, session = workflow_session(
-        workflow,
-        {"values": [1, 2, 3]},
-        title="workflow wf.json",
-        settings=settings,
+    launch = prepare(
+        WorkflowRequest(workflow=workflow, workflow_file="wf.json", context={"values": [1, 2, 3]}),
+        settings,
         session_id="flow00000001",
         cache=TaskCache(settings.db),
     )
-    ran = await record_task(settings.db, "flow00000001", started, session)
+    ran = await record_task(settings.db, launch)
 
     assert ran.state.status == "completed"
     assert ran.context["sum"] == 6 and ran.context["label"] == "big"
@@ -503,6 +498,7 @@ async def test_a_workflow_runs_node_by_node_with_the_context_flowing(
     assert ran.chain[0]["ai_metadata"]["model_source"] == "workflow"
     assert ran.chain[1]["ai_metadata"]["model_source"] == "node"
     assert ran.chain[1]["input_context"]["sum"] == 6
+    started = launch.started
     assert isinstance(started, SessionStarted) and started.params["nodes"] == ["sum", "label"]
 
 

@@ -16,15 +16,15 @@ from typing import Any
 
 import pytest
 from support.requirements import require_chromium
+from support.sessions import launched
 
-from tui_agent.agents.scrape import scrape_session
-from tui_agent.config import ConfigError, Settings
+from tui_agent.agents.requests import RequestError, ScrapeRequest
+from tui_agent.config import Settings
 from tui_agent.demo_site import FIELDS, LAYOUTS, DemoSite
 from tui_agent.events import Artifact, ItemsExtracted, LLMCall, PhaseFinished, ToolCall
 from tui_agent.recorder import SessionRunner
 from tui_agent.session import SessionState
 from tui_agent.store import Store
-from tui_agent.web.browser import BrowserError
 from tui_agent.web.recipe import load_recipe
 
 pytestmark = pytest.mark.chromium
@@ -71,9 +71,9 @@ def field_accuracy(items: list[dict[str, Any]], truth: list[dict[str, str]]) -> 
 async def scrape(tmp_path: Path, url: str, task: str, **options: Any) -> SessionState:
     require_chromium()
     settings = Settings(db=tmp_path / "sessions.db", model=None)
-    started, agent = scrape_session(url, task, settings=settings, **options)
+    launch = launched(ScrapeRequest, settings, url=url, task=task, **options)
     async with await Store.open(settings.db) as store:
-        return await SessionRunner(store).run(started, agent)
+        return await SessionRunner(store).run(launch.started, launch.events)
 
 
 def test_every_demo_layout_is_scraped_here():
@@ -145,10 +145,11 @@ async def test_saved_recipe_runs_again_without_any_model(tmp_path, demo_site):
 
 def test_a_scrape_title_names_the_page_path_first(tmp_path, demo_site):
     settings = Settings(db=tmp_path / "s.db", workspace=tmp_path / "w", model=None)
-    panel, _ = scrape_session(demo_site.url("panel"), "Extract 3 items", settings=settings)
-    pages, _ = scrape_session(
-        demo_site.url("pagination", page=2), "Extract 3 items", settings=settings
-    )
+    task = "Extract 3 items"
+    panel = launched(ScrapeRequest, settings, url=demo_site.url("panel"), task=task).started
+    pages = launched(
+        ScrapeRequest, settings, url=demo_site.url("pagination", page=2), task=task
+    ).started
     host = demo_site.base_url.removeprefix("http://")
     assert panel.title == f"scrape /panel on {host}: Extract 3 items"
     assert pages.title == f"scrape /pagination?page=2 on {host}: Extract 3 items"
@@ -156,19 +157,21 @@ def test_a_scrape_title_names_the_page_path_first(tmp_path, demo_site):
 
 def test_bad_input_is_refused_before_anything_is_recorded(tmp_path, demo_site):
     settings = Settings(db=tmp_path / "sessions.db", model=None)
-    with pytest.raises(ConfigError, match="needs a model"):
-        scrape_session(demo_site.url("panel"), "Extract 3 items", settings=settings, planner="llm")
-    with pytest.raises(ConfigError, match="task is empty"):
-        scrape_session(demo_site.url("panel"), "  ", settings=settings)
-    with pytest.raises(BrowserError, match="not a loadable URL"):
-        scrape_session("panel", "Extract 3 items", settings=settings)
-    with pytest.raises(ConfigError, match="no such folder"):
-        scrape_session(
-            demo_site.url("panel"),
-            "Extract 3 items",
-            settings=settings,
-            save_recipe=tmp_path / "missing" / "r.json",
+    url, task = demo_site.url("panel"), "Extract 3 items"
+    with pytest.raises(RequestError, match="needs a model") as raised:
+        launched(ScrapeRequest, settings, url=url, task=task, planner="llm")
+    assert raised.value.field == "model"
+    with pytest.raises(RequestError, match="task is empty") as raised:
+        launched(ScrapeRequest, settings, url=url, task="  ")
+    assert raised.value.field == "task"
+    with pytest.raises(RequestError, match="not a loadable URL") as raised:
+        launched(ScrapeRequest, settings, url="panel", task=task)
+    assert raised.value.field == "url"
+    with pytest.raises(RequestError, match="no such folder") as raised:
+        launched(
+            ScrapeRequest, settings, url=url, task=task, save_recipe=tmp_path / "missing" / "r.json"
         )
+    assert raised.value.field == "save_recipe"
     assert not settings.db.exists()
 
 

@@ -21,10 +21,11 @@ from typing import Any
 
 import pytest
 from support.requirements import require_chromium
+from support.sessions import launched
 
-from tui_agent.agents.recipe_run import recipe_session
-from tui_agent.agents.scrape import ScrapeAgent, TaskReading, scrape_session
-from tui_agent.config import ConfigError, Settings
+from tui_agent.agents.requests import RecipeRunRequest, RequestError, ScrapeRequest
+from tui_agent.agents.scrape import ScrapeAgent, TaskReading
+from tui_agent.config import Settings
 from tui_agent.demo_site import ES_FIELDS, ROWS_PAGE_SIZE, DemoSite
 from tui_agent.events import Artifact, LLMCall, Log
 from tui_agent.llm.client import LLM, RetryPolicy
@@ -46,9 +47,9 @@ def demo_site():
 async def scrape(tmp_path: Path, url: str, task: str, **options: Any) -> SessionState:
     require_chromium()
     settings = Settings(db=tmp_path / "sessions.db", model=None)
-    started, agent = scrape_session(url, task, settings=settings, planner="offline", **options)
+    launch = launched(ScrapeRequest, settings, url=url, task=task, planner="offline", **options)
     async with await Store.open(settings.db) as store:
-        return await SessionRunner(store).run(started, agent)
+        return await SessionRunner(store).run(launch.started, launch.events)
 
 
 def logs(state: SessionState, level: str | None = None) -> list[str]:
@@ -118,9 +119,9 @@ async def test_two_row_items_cross_pages_by_the_next_links_text(tmp_path, demo_s
     assert {"seller", "tags"} <= set(strategy.item_fields)  # read in the item's second row
     # The saved recipe runs again without any planning, over every page to the last.
     settings = Settings(db=tmp_path / "again.db", model=None)
-    started, events = recipe_session(recipe_path, url, settings=settings, max_items=100)
+    launch = launched(RecipeRunRequest, settings, recipe=str(recipe_path), url=url, max_items=100)
     async with await Store.open(settings.db) as store:
-        again = await SessionRunner(store).run(started, events)
+        again = await SessionRunner(store).run(launch.started, launch.events)
     assert (again.status, again.stopped_reason) == ("completed", "list_exhausted")
     assert [item["title"] for item in again.items] == [
         record["title"] for record in demo_site.ground_truth("rows")
@@ -226,12 +227,13 @@ async def test_a_task_in_another_language_is_read_by_the_model(demo_site):
 
 def test_bad_wait_and_parse_details_are_refused_before_anything_is_recorded(tmp_path, demo_site):
     settings = Settings(db=tmp_path / "sessions.db", model=None)
-    with pytest.raises(ConfigError, match="--wait must be more than 0"):
-        scrape_session(demo_site.url("late"), "Extract 3 items", settings=settings, wait=0)
-    with pytest.raises(ConfigError, match="--parse-details needs a model"):
-        scrape_session(
-            demo_site.url("prose"), "Extract 3 items", settings=settings, parse_details=True
-        )
+    task = "Extract 3 items"
+    with pytest.raises(RequestError, match="wait must be more than 0") as raised:
+        launched(ScrapeRequest, settings, url=demo_site.url("late"), task=task, wait=0)
+    assert raised.value.field == "wait"
+    with pytest.raises(RequestError, match="parse_details needs a model") as raised:
+        launched(ScrapeRequest, settings, url=demo_site.url("prose"), task=task, parse_details=True)
+    assert raised.value.field == "model"
     assert not settings.db.exists()
 
 

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from support.requirements import require_chromium
 from support.scripted_model import ScriptedModel, ToolCallReply, text, tool_calls
+from support.sessions import launched
 
-from tui_agent.agents.recipe_run import recipe_session
-from tui_agent.agents.scrape import scrape_session
+from tui_agent.agents.requests import RecipeRunRequest, ScrapeRequest
 from tui_agent.config import Settings
 from tui_agent.demo_site import PRODUCTS, PROSE_FACTS, DemoSite, prose_facts
 from tui_agent.events import LLMCall, Log
@@ -80,9 +80,9 @@ async def scrape(tmp_path: Path, model: ScriptedModel, url: str, **options: Any)
     settings = Settings(
         db=tmp_path / "sessions.db", model=ScriptedModel.model(), api_base=model.api_base
     )
-    started, agent = scrape_session(url, "Extract 3 items", settings=settings, **options)
+    launch = launched(ScrapeRequest, settings, url=url, task="Extract 3 items", **options)
     async with await Store.open(settings.db) as store:
-        return await SessionRunner(store).run(started, agent)
+        return await SessionRunner(store).run(launch.started, launch.events)
 
 
 @pytest.mark.parametrize(
@@ -208,11 +208,12 @@ async def test_prose_details_are_parsed_by_the_model_priced_and_cached(tmp_path,
             db=tmp_path / "sessions.db", model=ScriptedModel.model("gpt-4o-mini"),
             api_base=model.api_base,
         )  # fmt: skip
-        started, agent = scrape_session(
-            url, "Extract 4 items", settings=settings, planner="auto", save_recipe=recipe_path
-        )
+        launch = launched(
+            ScrapeRequest, settings, url=url, task="Extract 4 items", planner="auto",
+            save_recipe=recipe_path,
+        )  # fmt: skip
         async with await Store.open(settings.db) as store:
-            state = await SessionRunner(store).run(started, agent)
+            state = await SessionRunner(store).run(launch.started, launch.events)
             recorded = await store.events(state.session_id)
         assert model.remaining == 0
         schema_prompt = model.requests[2].messages[-1]["content"]
@@ -231,17 +232,19 @@ async def test_prose_details_are_parsed_by_the_model_priced_and_cached(tmp_path,
     # Run again: every details text was parsed before, so the model is not asked at all.
     with ScriptedModel([]) as model:
         again_settings = settings.model_copy(update={"api_base": model.api_base})
-        started, events = recipe_session(recipe_path, url, settings=again_settings, max_items=4)
+        launch = launched(
+            RecipeRunRequest, again_settings, recipe=str(recipe_path), url=url, max_items=4
+        )
         async with await Store.open(settings.db) as store:
-            again = await SessionRunner(store).run(started, events)
+            again = await SessionRunner(store).run(launch.started, launch.events)
         assert model.requests == []
     assert again.status == "completed"
     assert [{k: item[k] for k in PROSE_FACTS} for item in again.items] == facts
     # Without a model the same recipe keeps each item's text, unparsed, and says so.
     offline = settings.model_copy(update={"model": None})
-    started, events = recipe_session(recipe_path, url, settings=offline, max_items=2)
+    launch = launched(RecipeRunRequest, offline, recipe=str(recipe_path), url=url, max_items=2)
     async with await Store.open(settings.db) as store:
-        plain = await SessionRunner(store).run(started, events)
+        plain = await SessionRunner(store).run(launch.started, launch.events)
     assert plain.status == "completed" and plain.llm_calls == 0
     assert all(item.get("price") is None and item["text"] for item in plain.items)
     said = [e.message for e in plain.timeline if isinstance(e, Log)]
@@ -251,11 +254,12 @@ async def test_prose_details_are_parsed_by_the_model_priced_and_cached(tmp_path,
 async def test_offline_scrapes_of_prose_never_parse(tmp_path, demo_site):
     require_chromium()
     settings = Settings(db=tmp_path / "sessions.db", model=None)
-    started, agent = scrape_session(
-        demo_site.url("prose"), "Extract 3 items", settings=settings, planner="offline"
-    )
+    launch = launched(
+        ScrapeRequest, settings, url=demo_site.url("prose"), task="Extract 3 items",
+        planner="offline",
+    )  # fmt: skip
     async with await Store.open(settings.db) as store:
-        state = await SessionRunner(store).run(started, agent)
+        state = await SessionRunner(store).run(launch.started, launch.events)
     assert state.status == "completed" and state.llm_calls == 0
     assert [{k: i[k] for k in ("title", "url")} for i in state.items] == (
         demo_site.ground_truth("prose")[:3]

@@ -211,7 +211,7 @@ def test_a_workflow_file_runs_its_nodes_in_order(
         (("task", "x", "--model", "gpt-4o-mini"), "OPENAI_API_KEY is not set"),
         (
             ("task", "x", "--model", MODEL, "--max-attempts", "0"),
-            "max attempts must be at least 1",
+            "--max-attempts must be at least 1",
         ),
         (("task", "x", "--model", MODEL, "-o", "nowhere/out.json"), "its folder does not exist"),
         (

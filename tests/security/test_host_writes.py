@@ -19,7 +19,8 @@ from support.mcp_shop import shop_stdio, write_config
 from support.scripted_model import ScriptedModel, ToolCallReply, text, tool_calls
 from support.sessions import MODEL
 
-from tui_agent.agents.toolcode import toolcode_session
+from tui_agent.agents.launch import prepare
+from tui_agent.agents.requests import ToolcodeRequest
 from tui_agent.config import Settings
 from tui_agent.events import Event, ExecutionFinished, PhaseFinished
 from tui_agent.recorder import SessionRunner
@@ -137,10 +138,10 @@ async def toolcode(
         text(ANSWER),
     )
     mcp = load_mcp_config(write_config(tmp_path / "servers.json", {"shop": shop_stdio()}))
-    started, agent = toolcode_session("Use the shop", settings=chosen, mcp=mcp)
+    launch = prepare(ToolcodeRequest(task="Use the shop", mcp_config=mcp.path), chosen)
     async with await Store.open(chosen.db) as store:
         runner = SessionRunner(store)
-        state = await runner.run(started, agent)
+        state = await runner.run(launch.started, launch.events)
         return state, await store.events(runner.session_id)
 
 

@@ -21,8 +21,9 @@ import pytest
 from support.scripted_model import ScriptedModel, text
 from support.sessions import scripted_settings
 
+from tui_agent.agents.launch import prepare
+from tui_agent.agents.requests import TaskRequest
 from tui_agent.agents.task.breaker import CircuitBreaker
-from tui_agent.agents.task.start import TaskLimits, task_session
 from tui_agent.events import TaskResult
 from tui_agent.recorder import SessionRunner
 from tui_agent.redaction import MASK, is_secret_key
@@ -142,16 +143,16 @@ async def test_secrets_never_reach_a_prompt_yet_the_code_reads_them(
         update={"db": tmp_path / "s.db"}
     )
     context = _context(secrets)
-    started, session = task_session(
-        "Build the API header",
-        context,
-        settings=settings,
+    launch = prepare(
+        TaskRequest(task="Build the API header", context=context, use_cache=False),
+        settings,
         session_id="secret000001",
-        limits=TaskLimits(use_cache=False),
         breaker=CircuitBreaker(),
     )
+    session = launch.task
+    assert session is not None
     async with await Store.open(settings.db) as store:
-        state = await SessionRunner(store, "secret000001").run(started, session.events())
+        state = await SessionRunner(store, "secret000001").run(launch.started, launch.events)
         stored = await store.events("secret000001")
 
     assert state.status == "completed", state.errors

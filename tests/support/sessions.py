@@ -12,8 +12,10 @@ from typing import Any
 
 from support.scripted_model import ScriptedModel
 from tui_agent.agents.execute import exec_started, run_exec
+from tui_agent.agents.launch import Launch, prepare
 from tui_agent.agents.recipe_run import recipe_started, run_recipe
 from tui_agent.agents.refine import Refinement, start_refinement
+from tui_agent.agents.requests import RequestBase, request_from_inputs
 from tui_agent.analysis.models import FieldFeedback
 from tui_agent.config import Settings
 from tui_agent.events import Event, FeedbackSubmitted
@@ -40,6 +42,12 @@ def scripted_settings(
         workspace=tmp_path / "workspace",
         **extra,
     )
+
+
+def launched(cls: type[RequestBase], settings: Settings, **inputs: Any) -> Launch:
+    """A session of a `cls` request of `inputs` (as a front end gives them: a reader field
+    names its file), checked and prepared on `settings` the way every front end does."""
+    return prepare(request_from_inputs(cls, inputs), settings)
 
 
 async def record_exec(

@@ -13,7 +13,8 @@ from support.requirements import sandbox_backend
 from support.scripted_model import ToolCallReply, text, tool_calls
 from support.sessions import scripted_settings
 
-from tui_agent.agents.toolcode import toolcode_session
+from tui_agent.agents.launch import prepare
+from tui_agent.agents.requests import ToolcodeRequest
 from tui_agent.events import (
     Artifact,
     Error,
@@ -52,10 +53,11 @@ def settings(server, tmp_path):
 
 
 async def record(settings, mcp, task="Price the kitchen products", **options):
-    started, agent = toolcode_session(task, settings=settings, mcp=mcp, **options)
+    request = ToolcodeRequest(task=task, mcp_config=mcp.path, **options)
+    launch = prepare(request, settings)
     async with await Store.open(settings.db) as store:
         runner = SessionRunner(store)
-        state = await runner.run(started, agent)
+        state = await runner.run(launch.started, launch.events)
         stored = await store.events(runner.session_id)
     return state, stored
 

@@ -27,7 +27,9 @@ from textual.message import Message
 from textual.pilot import Pilot
 from textual.widgets import Markdown, Static
 
-from tui_agent.agents.codeact import codeact_session, run_codeact, session_title
+from tui_agent.agents.codeact import run_codeact
+from tui_agent.agents.launch import prepare
+from tui_agent.agents.requests import CodeRequest
 from tui_agent.config import Settings
 from tui_agent.events import (
     CodeProposed,
@@ -38,6 +40,7 @@ from tui_agent.events import (
     SessionStarted,
     ThoughtDelta,
 )
+from tui_agent.formatting import session_title
 from tui_agent.llm import LLM
 from tui_agent.sandbox.base import Sandbox
 from tui_agent.sandbox.choose import open_sandbox
@@ -204,8 +207,8 @@ async def test_the_thought_streams_into_the_pane_then_the_answer_shows(
 ):
     settings = settings_for(server, tmp_path)
     app = TuiAgentApp(settings.db)
-    started, agent = codeact_session(TASK, settings=settings)
-    app.start_session(started, agent, session_id=SESSION_ID)
+    launch = prepare(CodeRequest(task=TASK), settings)
+    app.start_session(launch.started, launch.events, session_id=SESSION_ID)
     messages: list[Message] = []
     async with app.run_test(size=(100, 40), message_hook=messages.append) as pilot:
         screen = await live_screen(pilot)
@@ -249,8 +252,8 @@ async def test_output_shows_while_the_code_runs_and_escape_cancels_once_confirme
     with ScriptedModel([text(json.dumps(turn))]) as scripted:
         settings = settings_for(scripted, tmp_path)
         app = TuiAgentApp(settings.db)
-        started, agent = codeact_session(TASK, settings=settings)
-        app.start_session(started, agent, session_id=SESSION_ID)
+        launch = prepare(CodeRequest(task=TASK), settings)
+        app.start_session(launch.started, launch.events, session_id=SESSION_ID)
         async with app.run_test(size=(100, 40)) as pilot:
             screen = await live_screen(pilot)
             await wait_until(pilot, lambda: "tick 2" in execution_shown(screen, 1), timeout=60)
@@ -306,10 +309,10 @@ async def test_approval_modal_edits_then_skips(tmp_path: Path):
     with ScriptedModel([text(json.dumps(turn)) for turn in turns]) as scripted:
         settings = settings_for(scripted, tmp_path)
         app = TuiAgentApp(settings.db)
-        started, agent = codeact_session(
-            TASK, settings=settings, approve=True, approver=ModalApprover(app)
+        launch = prepare(
+            CodeRequest(task=TASK, approve=True), settings, approver=ModalApprover(app)
         )
-        app.start_session(started, agent, session_id=SESSION_ID)
+        app.start_session(launch.started, launch.events, session_id=SESSION_ID)
         async with app.run_test(size=(100, 40)) as pilot:
             modal = await approval_modal(pilot, step=1)
             assert modal.editor.text == "print(1 / 0)"

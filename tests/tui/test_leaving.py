@@ -30,7 +30,8 @@ from test_app import stored_events, wait_for_home
 from textual.message import Message
 from textual.worker import Worker, WorkerState
 
-from tui_agent.agents.codeact import codeact_session
+from tui_agent.agents.launch import prepare
+from tui_agent.agents.requests import CodeRequest
 from tui_agent.config import Settings
 from tui_agent.events import Error, Event, SessionEnded
 from tui_agent.session import SessionState, fold
@@ -237,7 +238,8 @@ async def test_leaving_a_code_session_at_each_kind_of_event(
     leave = Leave(app, how, first_of(kind, step), moment)
 
     def start() -> tuple[Any, Any]:
-        return codeact_session("List the orders", settings=code_settings)
+        launch = prepare(CodeRequest(task="List the orders"), code_settings)
+        return launch.started, launch.events
 
     session_id, failures = await live_and_left(app, start, leave)
     assert failures == []

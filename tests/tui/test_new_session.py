@@ -16,7 +16,7 @@ from tui_agent.demo_site import DemoSite
 from tui_agent.store import Store
 from tui_agent.tui.app import TuiAgentApp
 from tui_agent.tui.screens.home import HomeScreen
-from tui_agent.tui.screens.new_session import KINDS, NewSessionModal
+from tui_agent.tui.screens.new_session import KINDS, NewSessionModal, kind_of
 from tui_agent.tui.screens.session import SessionScreen
 
 PROGRAM = "def main(n):\n    return [{'n': i, 'odd': i % 2 or None} for i in range(n)]\n"
@@ -36,15 +36,15 @@ async def open_form(pilot: Pilot[Any], kind: str = "exec") -> NewSessionModal:
     modal = pilot.app.screen
     assert isinstance(modal, NewSessionModal)
     assert modal.kind == "code"
-    downs = [value for _, value in KINDS].index(kind)
+    downs = [kind_of(cls) for _, cls in KINDS].index(kind)
     if downs:
         await pilot.press("shift+tab", "shift+tab", "enter", *["down"] * downs, "enter")
         await wait_until(pilot, lambda: modal.kind == kind)
     first = {
-        "code": "#task",
-        "task": "#task-prompt",
+        "code": "#code-task",
+        "task": "#task-task",
         "toolcode": "#toolcode-task",
-        "exec": "#path",
+        "exec": "#exec-code",
         "scrape": "#scrape-url",
     }
     await wait_until(pilot, lambda: modal.focused is modal.query_one(first[kind]))
@@ -57,7 +57,7 @@ async def test_n_runs_a_file_in_the_chosen_sandbox_and_records_it(tmp_path: Path
     app = app_for(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         modal = await open_form(pilot)
-        assert modal.query_one("#sandbox", Select).value == "local"
+        assert modal.query_one("#exec-sandbox", Select).value == "local"
         await pilot.press(*str(program), "tab", "4", "ctrl+s")  # path, then main()'s argument
         await wait_until(pilot, lambda: isinstance(app.screen, SessionScreen), timeout=30)
         screen = app.screen
@@ -80,7 +80,7 @@ async def test_the_form_says_what_is_wrong_and_starts_nothing(tmp_path: Path) ->
         await pilot.press("ctrl+s")
         assert "Which file?" in modal.problem
         await pilot.press(*str(tmp_path / "missing.py"), "ctrl+s")
-        assert "Cannot read" in modal.problem
+        assert "No such file" in modal.problem
         assert isinstance(app.screen, NewSessionModal)
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen))
@@ -92,14 +92,14 @@ async def test_a_code_task_without_a_model_says_so_at_the_model_field(tmp_path: 
     app = app_for(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         modal = await open_form(pilot, "code")
-        assert modal.query_one("#model", Input).value == ""
+        assert modal.query_one("#code-model", Input).value == ""
         await pilot.press("ctrl+s")
         assert "What should the agent do?" in modal.problem
         await pilot.press(*"add 2 and 2", "ctrl+s")
         await wait_until(pilot, lambda: "Model field" in modal.problem)
         assert app.screen is modal  # kept open, with what was typed
-        assert modal.focused is modal.query_one("#model")
-        assert modal.query_one("#task", Input).value == "add 2 and 2"
+        assert modal.focused is modal.query_one("#code-model")
+        assert modal.query_one("#code-task", Input).value == "add 2 and 2"
         assert "TUI_AGENT_MODEL or" not in modal.problem.replace("(or set TUI_AGENT_MODEL)", "")
     async with await Store.open(tmp_path / "s.db") as store:
         assert await store.list_sessions() == []
@@ -114,8 +114,8 @@ async def test_the_model_field_is_prefilled_and_names_the_key_it_needs(
     app = TuiAgentApp(db, settings=settings)
     async with app.run_test(size=(100, 30)) as pilot:
         modal = await open_form(pilot, "code")
-        assert modal.query_one("#model", Input).value == "gpt-4o-mini"
-        hint = modal.query_one("#model-hint", Static)
+        assert modal.query_one("#code-model", Input).value == "gpt-4o-mini"
+        hint = modal.query_one("#code-model-hint", Static)
         await wait_until(pilot, lambda: "OPENAI_API_KEY" in str(hint.content), timeout=120)
         assert "not set" in str(hint.content)
 
@@ -150,8 +150,8 @@ async def test_the_form_opens_on_the_last_kind_started_and_starts_within_80x24(
         assert start.region.bottom <= 24 and start.region.height > 0  # never below the fold
         await pilot.press(*str(program))
         modal.query_one("#exec-context", Input).value = str(context)
-        modal.query_one("#agent-type", Select).value = "transformer"
-        modal.query_one("#args", Input).value = ""
+        modal.query_one("#exec-agent-type", Select).value = "transformer"
+        modal.query_one("#exec-args", Input).value = ""
         await pilot.click("#start")
         await wait_until(pilot, lambda: isinstance(app.screen, SessionScreen), timeout=30)
         screen = app.screen
@@ -172,11 +172,11 @@ async def test_n_scrapes_a_list_page_with_the_offline_planner(tmp_path: Path) ->
     with DemoSite() as site:
         async with app.run_test(size=(120, 36)) as pilot:
             modal = await open_form(pilot, "scrape")
-            assert not modal.query_one("#sandbox-field").display
+            assert not modal.form.query("#scrape-sandbox")  # a scrape runs no code of its own
             await pilot.press("ctrl+s")
             assert "Which page?" in modal.problem
             modal.query_one("#scrape-task", Input).value = "Extract 3 items"
-            modal.query_one("#planner", Select).value = "offline"
+            modal.query_one("#scrape-planner", Select).value = "offline"
             modal.query_one("#scrape-url", Input).focus()
             await pilot.press(*site.url("panel"), "ctrl+s")
             await wait_until(pilot, lambda: isinstance(app.screen, SessionScreen), timeout=30)

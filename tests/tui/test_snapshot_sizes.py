@@ -122,7 +122,7 @@ def test_new_session_form_with_an_inline_error(
         await pilot.press("n")
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, NewSessionModal))
         modal = pilot.app.screen
-        hint = modal.query_one("#model-hint", Static)
+        hint = modal.query_one("#code-model-hint", Static)
         await wait_until(pilot, lambda: "OPENAI_API_KEY" in str(hint.content), timeout=120)
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: "What should the agent do?" in modal.problem)

@@ -191,11 +191,11 @@ async def test_n_starts_a_toolcode_session_from_its_form(tmp_path: Path) -> None
             modal = await open_form(pilot, "toolcode")
             await wait_until(pilot, lambda: modal.focused is modal.query_one("#toolcode-task"))
             await pilot.press(*"Count on")
-            modal.query_one("#toolcode-mcp", Input).value = str(tmp_path / "none.json")
+            modal.query_one("#toolcode-mcp-config", Input).value = str(tmp_path / "none.json")
             await pilot.press("ctrl+s")
-            await wait_until(pilot, lambda: "No MCP config file at" in modal.problem)
-            assert modal.focused is modal.query_one("#toolcode-mcp")  # said at its field
-            modal.query_one("#toolcode-mcp", Input).value = str(config)
+            await wait_until(pilot, lambda: "does not exist" in modal.problem)
+            assert modal.focused is modal.query_one("#toolcode-mcp-config")  # said at its field
+            modal.query_one("#toolcode-mcp-config", Input).value = str(config)
             await pilot.press("ctrl+s")
             await wait_until(pilot, lambda: isinstance(app.screen, SessionScreen), timeout=30)
             screen = app.screen

@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 from support.requirements import require_chromium
 from support.scripted_model import ScriptedModel, text
+from support.sessions import launched
 
-from tui_agent.agents.scrape import scrape_session
+from tui_agent.agents.requests import ScrapeRequest
 from tui_agent.config import Settings
 from tui_agent.demo_site import FIELDS
 from tui_agent.recorder import SessionRunner
@@ -55,11 +56,12 @@ async def test_auto_planner_and_model_recipe_close_the_modal_after_each_item(tmp
         settings = Settings(
             db=tmp_path / "sessions.db", model=ScriptedModel.model(), api_base=model.api_base
         )
-        started, agent = scrape_session(
-            demo_site.url("modal"), "Extract 3 items", settings=settings, planner="auto"
-        )
+        launch = launched(
+            ScrapeRequest, settings, url=demo_site.url("modal"), task="Extract 3 items",
+            planner="auto",
+        )  # fmt: skip
         async with await Store.open(settings.db) as store:
-            state = await SessionRunner(store).run(started, agent)
+            state = await SessionRunner(store).run(launch.started, launch.events)
         assert model.remaining == 0
         planner_prompt = model.requests[0].messages[-1]["content"]
     assert state.status == "completed", [e.message for e in state.errors]

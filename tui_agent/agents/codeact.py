@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncGenerator, AsyncIterator
-from pathlib import Path
-from typing import Any
 
 from tui_agent.agents.action_turn import stream_turn
 from tui_agent.agents.approval import Approver
@@ -30,11 +28,9 @@ from tui_agent.agents.codeact_prompts import (
     system_message,
     task_message,
 )
-from tui_agent.agents.step_loop import DEFAULT_MAX_STEPS, StepLimits, StepLoop, session_parts
+from tui_agent.agents.step_loop import StepLimits, StepLoop
 from tui_agent.agents.streaming import StepRun
 from tui_agent.agents.workspace_files import with_written_files, workspace_of
-from tui_agent.analysis.models import AgentType
-from tui_agent.config import ConfigError, Settings
 from tui_agent.events import (
     CodeProposed,
     Error,
@@ -42,96 +38,18 @@ from tui_agent.events import (
     FinalAnswer,
     LLMCall,
     Log,
-    SessionStarted,
 )
 from tui_agent.llm import LLM, Action, ActionOutcome, InvalidReply
 from tui_agent.sandbox.base import Sandbox
 from tui_agent.sandbox.models import ExecuteRequest
 
 DEFAULT_TIMEOUT = 60.0
-TITLE_LIMIT = 80
 CODE_ACTIONS = {
     "execute_code": "execute_code",
     "debug_error": "debug_error",
     "continue_debugging": "debug_error",
 }
 """Action names (as the model may write them) that run code, and what they are read as."""
-TEST_CONTEXT: dict[str, Any] = {"args": []}
-"""What each step's code runs with (no args, context, url or html): its test context."""
-
-
-def codeact_session(
-    task: str,
-    *,
-    settings: Settings,
-    max_steps: int = DEFAULT_MAX_STEPS,
-    budget: float | None = None,
-    approve: bool = False,
-    sandbox_name: str | None = None,
-    approver: Approver | None = None,
-    network: bool = False,
-    workspace: Path | None = None,
-    timeout: float = DEFAULT_TIMEOUT,
-    agent_type: AgentType = "generic",
-) -> tuple[SessionStarted, AsyncIterator[Event]]:
-    """The SessionStarted and the agent of a code session, ready for a SessionRunner.
-
-    Everything that can be checked before recording is: the task and limits, the model (set,
-    known to litellm, its API key present, priced when there is a budget), the sandbox backend
-    and, when approval applies, an `approver`. Each failure raises one line (ConfigError,
-    LLMError, SandboxError). The sandbox starts when the agent is first iterated and is closed
-    when it ends, however it ends.
-    """
-    if not task.strip():
-        raise ConfigError("the task is empty: say what the agent should do")
-    if max_steps < 1:
-        raise ConfigError("max steps must be at least 1")
-    if budget is not None and budget <= 0:
-        raise ConfigError("the budget must be a positive amount of USD")
-    if timeout <= 0:
-        raise ConfigError("the timeout must be a positive number of seconds")
-    parts = session_parts(
-        settings,
-        budget=budget,
-        sandbox_name=sandbox_name,
-        workspace=workspace,
-        network=network,
-        approve=approve,
-        approver=approver,
-        runs="run",
-    )
-    limits = StepLimits(max_steps=max_steps, budget=budget, timeout=timeout)
-    started = SessionStarted(
-        kind="codeact",
-        title=session_title(task),
-        model=parts.llm.model,
-        params={
-            "task": task,
-            "max_steps": max_steps,
-            "budget": budget,
-            "sandbox": parts.sandbox.name,
-            "network": network,
-            "approve": parts.approver is not None,
-            "timeout": timeout,
-        },
-        agent_type=agent_type,
-        test_context=dict(TEST_CONTEXT),
-    )
-    agent = run_codeact(
-        task,
-        llm=parts.llm,
-        sandbox=parts.sandbox,
-        limits=limits,
-        approver=parts.approver,
-        network=network,
-    )
-    return started, agent
-
-
-def session_title(task: str) -> str:
-    """The task on one line, cut to TITLE_LIMIT characters."""
-    line = " ".join(task.split())
-    return line if len(line) <= TITLE_LIMIT else line[: TITLE_LIMIT - 1] + "…"
 
 
 def run_codeact(

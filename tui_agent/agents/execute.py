@@ -7,10 +7,8 @@ re-run from the store gets placeholders, not the secrets)."""
 from __future__ import annotations
 
 import contextlib
-import json
 import time
 from collections.abc import AsyncGenerator, AsyncIterator
-from pathlib import Path
 from typing import Any
 
 from tui_agent.agents.streaming import StepRun
@@ -27,19 +25,10 @@ from tui_agent.events import (
     SessionEnded,
     SessionStarted,
 )
-from tui_agent.redaction import SecretMask
+from tui_agent.redaction import SecretMask, masked_start
 from tui_agent.sandbox.base import Sandbox
-from tui_agent.sandbox.choose import open_sandbox
 from tui_agent.sandbox.models import ExecuteRequest
 from tui_agent.web.browser import Browser
-
-
-def decode_arg(text: str) -> Any:
-    """A command-line argument: a JSON literal (5, true, [1]) when it is one, else the text."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
 
 
 def exec_started(
@@ -48,12 +37,13 @@ def exec_started(
     model: str | None = None,
     agent_type: AgentType | None = None,
     network: bool = False,
+    stored: dict[str, Any] | None = None,
 ) -> SessionStarted:
     """The SessionStarted of an exec session, with what is needed to run it again (its
-    refinements run with the same network access).
+    refinements run with the same network access) and the `stored` request it started from.
 
     The agent type defaults to "scraper" when the code gets a page (url or html), else
-    "generic". Secrets in the context are masked."""
+    "generic". Secrets in the context are masked (the request's copy too)."""
     test_context: dict[str, Any] = {"args": request.args}
     if request.context is not None:
         test_context["context"] = request.context
@@ -74,8 +64,9 @@ def exec_started(
             "network": network,
         },
         test_context=test_context,
+        request=stored,
     )
-    return SecretMask.of(request.context).masked_event(started)
+    return masked_start(started, SecretMask.of(request.context))
 
 
 async def run_exec(
@@ -115,32 +106,11 @@ async def run_exec(
         yield SessionEnded(status="failed", stopped_reason=reason)
 
 
-def exec_session(
-    request: ExecuteRequest,
-    *,
-    title: str,
-    sandbox_name: str,
-    workspace: Path | None = None,
-    network: bool = False,
-    model: str | None = None,
-    agent_type: AgentType | None = None,
-    browser: Browser | None = None,
-) -> tuple[SessionStarted, AsyncIterator[Event]]:
-    """An exec session ready to record: its SessionStarted and its events (`browser`: the
-    one, not yet started, that renders the request's url).
-
-    The sandbox is chosen now, so a missing backend is a SandboxError before anything is
-    recorded; it is started and closed by the event stream itself. Without a `workspace`,
-    the session gets a fresh one of its own.
-    """
-    sandbox = open_sandbox(sandbox_name, workspace=workspace, network=network)
-    started = exec_started(request, title, model, agent_type, network=network)
-    return started, _sandboxed(sandbox, request, browser)
-
-
-async def _sandboxed(
-    sandbox: Sandbox, request: ExecuteRequest, browser: Browser | None
+async def run_sandboxed(
+    sandbox: Sandbox, request: ExecuteRequest, browser: Browser | None = None
 ) -> AsyncIterator[Event]:
+    """`run_exec` in `sandbox` (started here, closed however the run ends), every event
+    masked by the secrets of the context and of what the run wrote."""
     secrets = SecretMask.of(request.context)
     async with sandbox, contextlib.aclosing(run_exec(sandbox, request, browser)) as events:
         async for event in events:

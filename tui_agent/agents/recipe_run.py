@@ -12,12 +12,11 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 
-from tui_agent.agents.browsing import browser_for, check_start_url
 from tui_agent.analysis import analyze_output
-from tui_agent.config import Settings
 from tui_agent.events import (
     Error,
     Event,
@@ -27,29 +26,29 @@ from tui_agent.events import (
     SessionEnded,
     SessionStarted,
 )
-from tui_agent.web.browser import Browser, BrowserError, find_chromium
+from tui_agent.web.browser import Browser, BrowserError
 from tui_agent.web.navigation import goto
 from tui_agent.web.page_wait import WAIT_CAP
 from tui_agent.web.phase import PhaseRun
 from tui_agent.web.recipe import (
-    DetailsCache,
     DetailsParser,
-    RecipeError,
     RecipeExecutor,
     RecipeFile,
     RunOutcome,
-    load_recipe,
 )
 
 LOAD_TIMEOUT_MS = 30_000
-MAX_WAIT = 600.0
-"""The longest --wait accepted (seconds)."""
 
 
 def recipe_started(
-    recipe: RecipeFile, url: str, max_items: int | None = None, path: Path | None = None
+    recipe: RecipeFile,
+    url: str,
+    max_items: int | None = None,
+    path: Path | None = None,
+    stored: dict[str, Any] | None = None,
 ) -> SessionStarted:
-    """The SessionStarted of a recipe run, with what is needed to run it again."""
+    """The SessionStarted of a recipe run, with what is needed to run it again (and the
+    `stored` request it started from)."""
     limit = max_items if max_items is not None else recipe.recipe.config.max_items
     params: dict[str, object] = {"max_items": limit}
     if path is not None:
@@ -60,6 +59,7 @@ def recipe_started(
         agent_type="scraper",
         params=params,
         test_context={"url": url, "recipe": recipe.to_json()},
+        request=stored,
     )
 
 
@@ -151,36 +151,3 @@ def _failure(outcome: RunOutcome) -> Error | None:
     elif outcome.pages > 1 and not message.startswith("page "):
         message = f"page {outcome.pages}: {message}"
     return Error(message=message, kind=failure.kind)
-
-
-def recipe_session(
-    recipe_path: Path,
-    url: str,
-    *,
-    max_items: int | None = None,
-    settings: Settings,
-    wait: float = WAIT_CAP,
-) -> tuple[SessionStarted, AsyncIterator[Event]]:
-    """A recipe session ready to record: its SessionStarted and its events.
-
-    The recipe, the URL (well formed and reachable), --max-items, --wait and the browser
-    setting are checked now, so bad input is a RecipeError / BrowserError before anything is
-    recorded. A recipe that parses the details with a model uses the configured model (and
-    the details cache beside the database); without one its items keep their text unparsed.
-    """
-    recipe = load_recipe(recipe_path)
-    if max_items is not None and max_items < 1:
-        raise RecipeError(f"--max-items must be at least 1, got {max_items}")
-    if not 0 < wait <= MAX_WAIT:
-        raise RecipeError(f"--wait must be more than 0 and at most {MAX_WAIT:g} seconds")
-    check_start_url(url, settings)
-    browser = browser_for(settings, url, settings.chromium or find_chromium())
-    parser = None
-    if recipe.bindings.DETAILS_SCHEMA and settings.model:
-        from tui_agent.llm.client import LLM
-
-        llm = LLM(settings.model, api_base=settings.api_base)
-        parser = DetailsParser(llm, DetailsCache(Path(settings.db).parent / "details-cache"))
-    started = recipe_started(recipe, url, max_items, recipe_path)
-    events = run_recipe(recipe, url, max_items=max_items, browser=browser, wait=wait, parser=parser)
-    return started, events

@@ -23,15 +23,13 @@ import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import TypeVar
 from urllib.parse import urlparse
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-from tui_agent.agents.browsing import browser_for, check_start_url
-from tui_agent.agents.recipe_run import LOAD_TIMEOUT_MS, MAX_WAIT, extract_phase
-from tui_agent.config import ConfigError, Settings
+from tui_agent.agents.recipe_run import LOAD_TIMEOUT_MS, extract_phase
 from tui_agent.events import (
     Artifact,
     Error,
@@ -40,10 +38,9 @@ from tui_agent.events import (
     PhaseFinished,
     PhaseStarted,
     SessionEnded,
-    SessionStarted,
 )
 from tui_agent.llm.client import LLM
-from tui_agent.web.browser import Browser, BrowserError, find_chromium
+from tui_agent.web.browser import Browser, BrowserError
 from tui_agent.web.generate import (
     FragmentsOutcome,
     GeneratorPhase,
@@ -68,8 +65,6 @@ from tui_agent.web.plan import (
 from tui_agent.web.probe import Probes
 from tui_agent.web.recipe import DetailsCache, DetailsParser, RecipeExecutor, RecipeFile
 
-PlannerChoice = Literal["auto", "llm", "offline"]
-PLANNERS: tuple[PlannerChoice, ...] = ("auto", "llm", "offline")
 DEFAULT_MAX_TOOL_CALLS = 16
 OutcomeT = TypeVar("OutcomeT")
 
@@ -91,92 +86,6 @@ def page_name(url: str) -> str:
         return url
     query = f"?{parts.query}" if parts.query else ""
     return f"{parts.path.rstrip('/') or '/'}{query} on {parts.netloc}"
-
-
-def scrape_session(
-    url: str,
-    task: str,
-    *,
-    settings: Settings,
-    max_items: int | None = None,
-    planner: PlannerChoice = "auto",
-    save_recipe: Path | None = None,
-    max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
-    wait: float = WAIT_CAP,
-    parse_details: bool = False,
-) -> tuple[SessionStarted, AsyncIterator[Event]]:
-    """A scrape session ready to record: its SessionStarted and its events.
-
-    `wait` caps (seconds) each wait for the page to render; `parse_details` has the model read
-    named fields from the details' text even when selectors name some (with a model only).
-    Bad input is refused now, before anything is recorded: an empty task, a bad or unreachable
-    URL, `--planner llm` without a model, a model without its API key, an unwritable
-    --save-recipe folder, a wait out of range (ConfigError, BrowserError, LLMError).
-    """
-    if not task.strip():
-        raise ConfigError("the task is empty: say what to extract, e.g. 'Extract 20 items'")
-    if planner not in PLANNERS:
-        raise ConfigError(f"unknown planner {planner!r} (expected one of {', '.join(PLANNERS)})")
-    if max_items is not None and max_items < 1:
-        raise ConfigError(f"--max-items must be at least 1, got {max_items}")
-    if max_tool_calls < 1:
-        raise ConfigError("the tool-call cap must be at least 1")
-    if not 0 < wait <= MAX_WAIT:
-        raise ConfigError(
-            f"--wait must be more than 0 and at most {MAX_WAIT:g} seconds, got {wait:g}"
-        )
-    if parse_details and (planner == "offline" or not settings.model):
-        raise ConfigError(
-            "--parse-details needs a model: pass --model or set TUI_AGENT_MODEL "
-            "(and not --planner offline)"
-        )
-    if planner == "llm" and not settings.model:
-        raise ConfigError("--planner llm needs a model: pass --model or set TUI_AGENT_MODEL")
-    if save_recipe is not None and not Path(save_recipe).resolve().parent.is_dir():
-        raise ConfigError(f"cannot save the recipe to {save_recipe}: no such folder")
-    check_start_url(url, settings)
-    browser = browser_for(settings, url, settings.chromium or find_chromium())
-    llm = (
-        LLM(settings.model, api_base=settings.api_base)
-        if planner != "offline" and settings.model
-        else None
-    )
-    intent = parse_intent(task)
-    limit = max_items if max_items is not None else intent.max_items
-    started = SessionStarted(
-        kind="scrape",
-        title=f"scrape {page_name(url)}: {task.strip()}",
-        model=llm.model if llm else None,
-        agent_type="scraper",
-        params={
-            "task": task,
-            "max_items": limit,
-            "planner": planner if llm or planner == "offline" else "offline",
-            "save_recipe": str(save_recipe) if save_recipe else None,
-            "wait": wait,
-            "parse_details": parse_details,
-        },
-        test_context={"url": url, "task": task},
-    )
-    agent = ScrapeAgent(
-        url,
-        task,
-        llm=llm,
-        offline_first=planner != "llm",
-        max_items=limit,
-        max_items_given=max_items is not None,
-        save_recipe=save_recipe,
-        max_tool_calls=max_tool_calls,
-        wait=wait,
-        parse_details=parse_details,
-        cache=details_cache(settings),
-    )
-    return started, agent.run(browser)
-
-
-def details_cache(settings: Settings) -> DetailsCache:
-    """Where parsed details are kept: beside the session database."""
-    return DetailsCache(Path(settings.db).parent / "details-cache")
 
 
 @dataclass(frozen=True)

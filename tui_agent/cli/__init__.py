@@ -10,16 +10,13 @@ import argparse
 import sys
 
 from tui_agent.cli import (
-    code,
     demo_site,
-    execute,
     recipe,
     refine,
     sandbox,
-    scrape,
     sessions,
+    start,
     task,
-    toolcode,
     tools,
 )
 from tui_agent.cli.common import common_options, say
@@ -37,11 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.set_defaults(handler=sessions.cmd_home)
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
     for module in (
-        code,
+        start,
         task,
-        toolcode,
-        execute,
-        scrape,
         recipe,
         refine,
         tools,

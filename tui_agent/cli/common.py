@@ -4,21 +4,23 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from tui_agent.agents.approval import Approver
 from tui_agent.config import Settings
 from tui_agent.errors import UserError
-from tui_agent.events import Event, SessionStarted, dump_event
+from tui_agent.events import Event, dump_event
 from tui_agent.printer import EventPrinter
 from tui_agent.recorder import SessionRunner
 from tui_agent.session import SessionState
 from tui_agent.store import Store
 from tui_agent.terminal_text import terminal_json, visible
+
+if TYPE_CHECKING:
+    from tui_agent.agents.launch import Launch
+    from tui_agent.agents.requests import RequestBase
 
 T = TypeVar("T")
 Handler = Callable[[argparse.Namespace, Settings], int]
@@ -81,40 +83,6 @@ def add_output_options(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(output="tui")
 
 
-def add_api_base_option(parser: argparse.ArgumentParser) -> None:
-    """--api-base: the model server's URL, for commands that call a model."""
-    parser.add_argument(
-        "--api-base",
-        default=None,
-        metavar="URL",
-        help="the model server's URL (default: TUI_AGENT_API_BASE or the provider's)",
-    )
-
-
-def add_sandbox_option(parser: argparse.ArgumentParser) -> None:
-    """--sandbox: the backend code runs in."""
-    parser.add_argument(
-        "--sandbox",
-        choices=("auto", "docker", "bubblewrap", "local"),
-        default=None,
-        help="backend (default: TUI_AGENT_SANDBOX or auto: docker, else bubblewrap)",
-    )
-
-
-AGENT_TYPES = ("scraper", "transformer", "analyzer", "api-client", "generic")
-
-
-def add_agent_type_option(parser: argparse.ArgumentParser, default: str | None) -> None:
-    """--agent-type: what the code does, so feedback and refinement speak its language."""
-    parser.add_argument(
-        "--agent-type",
-        choices=AGENT_TYPES,
-        default=default,
-        help="what the code does; feedback forms and refinement prompts follow it "
-        f"(default: {default or 'scraper with --url, else generic'})",
-    )
-
-
 def say(line: str, *, err: bool = False) -> None:
     """Print `line` for the user (on stderr with `err`); any text it quotes from a session,
     a file or an error is made `visible`, so no control sequence in it reaches the terminal."""
@@ -132,23 +100,6 @@ def run(coro: Coroutine[Any, Any, T]) -> T:
 
 async def open_store(settings: Settings) -> Store:
     return await Store.open(settings.db)
-
-
-def read_json_object(path: Path, what: str) -> dict[str, Any]:
-    """A JSON object from `path`, or a UsageError naming the file, line and problem."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise UsageError(f"cannot read {what} {path}: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"{what} {path} is not UTF-8 text") from exc
-    except json.JSONDecodeError as exc:
-        raise UsageError(
-            f"{what} {path} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
-        ) from exc
-    if not isinstance(data, dict):
-        raise UsageError(f"{what} {path} must hold a JSON object, not {type(data).__name__}")
-    return data
 
 
 def failure_reason(state: SessionState) -> str:
@@ -170,73 +121,57 @@ def _terminal(output: Output) -> Output:
     return output
 
 
-Session = tuple[SessionStarted, AsyncIterator[Event]]
-"""A session's first event and the agent that goes on from it."""
+def record_request(settings: Settings, request: RequestBase, output: Output) -> tuple[int, Launch]:
+    """Start `request` through the launch path and record its session in the TUI, headless
+    or as JSON lines: the exit code (0 when it completed; always 0 in the TUI) and the Launch
+    (a task's updated context is read from it afterwards).
 
-
-def record_approved_session(
-    settings: Settings,
-    output: Output,
-    start: Callable[[Approver | None], Session],
-    *,
-    approve: bool,
-    sandbox: str | None,
-    what: str,
-) -> int:
-    """Record the session `start(approver)` begins, with someone to approve each `what`
-    ("run", "program") before it runs: a modal in the TUI; a prompt on the terminal when
-    asked to (`approve`) or when the sandbox does not isolate (local). Asking with no
-    terminal to ask on is a usage error, said before anything starts.
+    Where each run is approved first (`approval_unit`), someone asks: a modal in the TUI; a
+    prompt on the terminal when asked to (--approve) or when the sandbox does not isolate
+    (local). Asking with no terminal to ask on is a usage error, said before anything starts.
+    With no terminal to draw on (a pipe, a CI job), the TUI gives way to the headless printer.
     """
+    from tui_agent.agents.launch import prepare
+    from tui_agent.store.task_cache import TaskCache
+
     output = _terminal(output)
+    cache = TaskCache(settings.db)
     if output == "tui":
         from tui_agent.tui.app import TuiAgentApp
         from tui_agent.tui.screens.approval import ModalApprover
 
         app = TuiAgentApp(settings.db, settings=settings)
-        started, agent = start(ModalApprover(app))
-        app.start_session(started, agent)
+        launch = prepare(request, settings, approver=ModalApprover(app), cache=cache)
+        app.start_launch(launch)
         app.run()
-        return 0
-    approver = None
-    if approve or (sandbox or settings.sandbox) == "local":
-        from tui_agent.cli.approval import TerminalApprover
-        from tui_agent.printer import TerminalConsole
-
-        if not TerminalApprover.available():
-            why = "--approve is on" if approve else "the local sandbox is not isolated"
-            raise UsageError(
-                f"{why}, so each {what} must be approved, but stdin is not a terminal; "
-                "run it in a terminal, or use an isolated sandbox without --approve"
-            )
-        json_output = output == "json"
-        approver = TerminalApprover(TerminalConsole(stderr=json_output), show_code=json_output)
-    started, agent = start(approver)
-    return record_session(settings, started, agent, output)
+        return 0, launch
+    approver = _terminal_approver(settings, request, output)
+    launch = prepare(request, settings, approver=approver, cache=cache)
+    return record_launch(settings, launch, output), launch
 
 
-def record_session(
-    settings: Settings,
-    started: SessionStarted,
-    agent: AsyncIterator[Event],
-    output: Output,
-    *,
-    session_id: str | None = None,
-) -> int:
-    """Run `agent` as a recorded session in the TUI, headless or as JSON lines.
+def _terminal_approver(settings: Settings, request: RequestBase, output: Output) -> Any:
+    """The terminal prompt that approves each run of `request`, when one must."""
+    unit = request.approval_unit
+    approve = bool(getattr(request, "approve", False))
+    sandbox = getattr(request, "sandbox", None) or settings.sandbox
+    if unit is None or not (approve or sandbox == "local"):
+        return None
+    from tui_agent.cli.approval import TerminalApprover
+    from tui_agent.printer import TerminalConsole
 
-    Returns the exit code: 0 when the session completed, 1 otherwise (headless / json).
-    With no terminal to draw on (a pipe, a CI job), the TUI gives way to the headless printer.
-    `session_id` defaults to a new one.
-    """
-    output = _terminal(output)
-    if output == "tui":
-        from tui_agent.tui.app import TuiAgentApp
+    if not TerminalApprover.available():
+        why = "--approve is on" if approve else "the local sandbox is not isolated"
+        raise UsageError(
+            f"{why}, so each {unit} must be approved, but stdin is not a terminal; "
+            "run it in a terminal, or use an isolated sandbox without --approve"
+        )
+    json_output = output == "json"
+    return TerminalApprover(TerminalConsole(stderr=json_output), show_code=json_output)
 
-        app = TuiAgentApp(settings.db, settings=settings)
-        app.start_session(started, agent, session_id=session_id)
-        app.run()
-        return 0
+
+def record_launch(settings: Settings, launch: Launch, output: Output) -> int:
+    """Record the prepared session headless or as JSON lines: 0 when it completed, else 1."""
 
     def print_json(event: Event, _state: SessionState) -> None:
         say_json(dump_event(event))
@@ -245,8 +180,8 @@ def record_session(
 
     async def go() -> int:
         async with await open_store(settings) as store:
-            runner = SessionRunner(store, session_id, listeners=[listener])
-            state = await runner.run(started, agent)
+            runner = SessionRunner(store, launch.session_id, listeners=[listener])
+            state = await runner.run(launch.started, launch.events)
         if output == "headless" and state.status != "completed":
             say(f"tui-agent: session {state.status}: {failure_reason(state)}", err=True)
         return 0 if state.status == "completed" else 1

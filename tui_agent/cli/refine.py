@@ -12,24 +12,16 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import re
 import sys
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.syntax import Syntax
 
-from tui_agent.analysis.models import FeedbackExample, FieldFeedback
-from tui_agent.cli.common import (
-    UsageError,
-    add_api_base_option,
-    add_output_options,
-    open_store,
-    run,
-    say,
-    say_json,
-)
+from tui_agent.agents.requests import RefineRequest
+from tui_agent.cli.common import UsageError, add_output_options, open_store, run, say, say_json
 from tui_agent.cli.imported import add_trust_options, allowances, approve
+from tui_agent.cli.request_options import add_request_arguments, for_the_shell, request_from_args
 from tui_agent.config import Settings
 from tui_agent.events import (
     Artifact,
@@ -48,7 +40,6 @@ if TYPE_CHECKING:
     from tui_agent.agents.refine import RunSettings
 
 USAGE_EXIT = 2
-ISSUES = ("missing", "wrong", "partial", "format")
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -57,42 +48,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         parents=[common],
         help="fix a field of a recorded session from feedback, then accept or reject the result",
     )
-    refine.add_argument("session", metavar="SESSION", help="session id (or a unique prefix)")
-    refine.add_argument("--field", metavar="F", help="the field (column) to fix")
-    refine.add_argument("--issue", choices=ISSUES, help="what is wrong with it")
-    refine.add_argument(
-        "--selector", metavar="S", help="the correct CSS selector (`a.more@href` reads href)"
-    )
-    refine.add_argument("--expression", metavar="E", help="the correct expression or logic")
-    refine.add_argument("--pattern", metavar="P", help="a regular expression every value matches")
-    refine.add_argument(
-        "--looks-like",
-        metavar="TEXT",
-        help="what the values should look like, in words (told to the model, not checked)",
-    )
-    refine.add_argument("--value", metavar="V", help="a correct value the field must show")
-    refine.add_argument("--notes", metavar="N", help="what the field should contain, in words")
-    refine.add_argument(
-        "--example",
-        action="append",
-        default=[],
-        metavar="IN=>OUT",
-        help="an expected example (repeatable); JSON literals are decoded, else text",
-    )
-    refine.add_argument(
-        "--max-attempts",
-        type=int,
-        default=None,
-        metavar="N",
-        help="attempts at most (default: the refinement's own limit, 5)",
-    )
-    refine.add_argument(
-        "--sandbox",
-        choices=("auto", "docker", "bubblewrap"),
-        default=None,
-        help="where refined code runs (default: TUI_AGENT_SANDBOX or auto)",
-    )
-    add_api_base_option(refine)
+    add_request_arguments(refine, RefineRequest, require=False)
     add_trust_options(refine)
     decision = refine.add_mutually_exclusive_group()
     decision.add_argument(
@@ -119,56 +75,18 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     refine.set_defaults(handler=cmd_refine, decision=None, output="headless")
 
 
-def parse_example(text: str) -> FeedbackExample:
-    """`IN=>OUT` as an example; each side a JSON literal when it is one, else text."""
-    from tui_agent.agents.execute import decode_arg
-
-    if "=>" not in text:
-        raise UsageError(f"--example {text!r} is not IN=>OUT (e.g. --example 'USD 5=>5.0')")
-    given, expected = text.split("=>", 1)
-    if not expected.strip():
-        raise UsageError(f"--example {text!r} has no expected output after =>")
-    return FeedbackExample(
-        input=decode_arg(given.strip()) if given.strip() else None,
-        expected_output=decode_arg(expected.strip()),
-    )
-
-
-def feedback_from(args: argparse.Namespace) -> FieldFeedback | None:
-    """The FieldFeedback the options describe; None when only a decision is asked for."""
+def refine_request(args: argparse.Namespace) -> RefineRequest | None:
+    """The refinement the options describe; None when only a decision is asked for."""
     if args.field is None:
         if args.decision is None:
             raise UsageError("give --field F --issue I (or --accept / --reject alone to decide)")
-        if args.issue or args.selector or args.notes or args.example or args.looks_like:
+        if args.issue or args.selector or args.notes or args.examples or args.looks_like:
             raise UsageError(
                 "--issue, --selector, --notes, --looks-like and --example need --field"
             )
         return None
-    if not args.field.strip():
-        raise UsageError("--field is empty: name the field to fix")
-    if args.issue is None:
-        raise UsageError(f"--issue is required: one of {', '.join(ISSUES)}")
-    if args.max_attempts is not None and args.max_attempts < 1:
-        raise UsageError("--max-attempts must be at least 1")
-    if args.pattern:
-        try:
-            re.compile(args.pattern)
-        except re.error as exc:
-            raise UsageError(
-                f"--pattern {args.pattern!r} is not a regular expression ({exc}); "
-                "to describe the values in words use --looks-like"
-            ) from exc
-    return FieldFeedback(
-        field=args.field.strip(),
-        issue=args.issue,
-        correct_selector=args.selector or None,
-        correct_expression=args.expression or None,
-        correct_pattern=args.pattern or None,
-        value_description=args.looks_like or None,
-        correct_value=args.value or None,
-        notes=args.notes or None,
-        examples=[parse_example(text) for text in args.example],
-    )
+    with for_the_shell(RefineRequest):
+        return request_from_args(RefineRequest, args)
 
 
 def decision_reason(args: argparse.Namespace) -> str:
@@ -194,14 +112,14 @@ def cmd_refine(args: argparse.Namespace, settings: Settings) -> int:
     from tui_agent.agents.refine import RefinementError
 
     try:
-        feedback = feedback_from(args)
+        request = refine_request(args)
         reason = decision_reason(args)
     except UsageError as exc:
         return _usage_error(exc)
     overrides = {"api_base": args.api_base, "sandbox": args.sandbox}
     settings = settings.model_copy(update={k: v for k, v in overrides.items() if v})
     try:
-        return run(_refine(args, settings, feedback, reason))
+        return run(_refine(args, settings, request, reason))
     except (UsageError, RefinementError) as exc:
         return _usage_error(exc)
 
@@ -212,7 +130,7 @@ def _usage_error(exc: Exception) -> int:
 
 
 async def _refine(
-    args: argparse.Namespace, settings: Settings, feedback: FieldFeedback | None, reason: str
+    args: argparse.Namespace, settings: Settings, request: RefineRequest | None, reason: str
 ) -> int:
     from tui_agent.agents.refine import (
         RefinementError,
@@ -231,7 +149,7 @@ async def _refine(
             raise UsageError(str(exc)) from None
         imported_from = await store.imported_from(session_id)
         runner = await SessionRunner.resume(store, session_id)
-        if feedback is None:
+        if request is None:
             candidate = candidate_awaiting_decision(runner.state)
             if candidate is None:
                 raise UsageError(f"session {session_id} has no candidate waiting for a decision")
@@ -247,9 +165,10 @@ async def _refine(
                     approve(console, plan, args.trust)
             runner.listeners.append(_listener(json_output))
             return await _decide(runner, candidate, args.decision, settings, reason, run_with)
+        feedback = request.feedback()
         check_field(runner.state, feedback.field)
         llm, llm_error = configured_model(settings)
-        limits = {} if args.max_attempts is None else {"max_attempts": args.max_attempts}
+        limits = {} if request.max_attempts is None else {"max_attempts": request.max_attempts}
         run_with = run_settings(
             runner.state, imported_from=imported_from, allowed=allowances(args, settings)
         )

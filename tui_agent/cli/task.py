@@ -5,61 +5,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from tui_agent.cli.common import (
-    UsageError,
-    add_api_base_option,
-    add_output_options,
-    add_sandbox_option,
-    read_json_object,
-    record_session,
-    run,
-    say_json,
-)
+from tui_agent.agents.requests import RequestBase, TaskRequest, WorkflowRequest
+from tui_agent.cli.common import UsageError, add_output_options, record_request, run, say_json
+from tui_agent.cli.request_options import add_request_arguments, for_the_shell, request_from_args
 from tui_agent.config import Settings
 
-if TYPE_CHECKING:
-    from tui_agent.agents.task.start import TaskSession
 
-
-def _add_run_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--context",
-        type=Path,
-        metavar="ctx.json",
-        help="a JSON object: the data the code works on ('-': standard input)",
-    )
-    parser.add_argument(
-        "--validator-model", metavar="M", help="the model that judges the output (default: --model)"
-    )
-    parser.add_argument(
-        "--timeout", type=float, default=30.0, metavar="S", help="seconds per run (30)"
-    )
-    parser.add_argument(
-        "--max-attempts", type=int, default=3, metavar="N", help="attempts per task (3)"
-    )
-    parser.add_argument(
-        "--budget",
-        type=float,
-        metavar="USD",
-        help="stop before a model call that would take the cost past this (needs a priced model)",
-    )
-    parser.add_argument(
-        "--no-cache",
-        dest="use_cache",
-        action="store_false",
-        help="always generate: neither use nor fill the code cache",
-    )
-    add_sandbox_option(parser)
-    parser.add_argument(
-        "--workspace",
-        type=Path,
-        help="host folder mounted at /workspace, shared by the sessions that name it "
-        "(default: a fresh folder for each session)",
-    )
+def _add_run_options(parser: argparse.ArgumentParser, cls: type[RequestBase]) -> None:
+    add_request_arguments(parser, cls)
     parser.add_argument(
         "-o",
         "--output-file",
@@ -67,7 +23,6 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="write the updated context (with _ai_metadata) to FILE as JSON",
     )
-    add_api_base_option(parser)
     add_output_options(parser)
 
 
@@ -77,8 +32,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         parents=[common],
         help="turn a task and a context into checked, cached Python that updates the context",
     )
-    task.add_argument("prompt", metavar="PROMPT", help="what the code should do, in words")
-    _add_run_options(task)
+    _add_run_options(task, TaskRequest)
     task.set_defaults(handler=cmd_task)
 
     workflow = commands.add_parser(
@@ -86,8 +40,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     verbs = workflow.add_subparsers(title="workflow commands", metavar="VERB", required=True)
     workflow_run = verbs.add_parser("run", parents=[common], help="run a workflow JSON file")
-    workflow_run.add_argument("file", type=Path, metavar="FILE.json")
-    _add_run_options(workflow_run)
+    _add_run_options(workflow_run, WorkflowRequest)
     workflow_run.set_defaults(handler=cmd_workflow_run)
 
     cache = commands.add_parser("cache", parents=[common], help="the task executor's code cache")
@@ -99,74 +52,23 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     clear.set_defaults(handler=cmd_cache_clear)
 
 
-def _read_context(path: Path | None) -> dict[str, Any]:
-    if path is None:
-        return {}
-    if str(path) == "-":
-        try:
-            data = json.loads(sys.stdin.read())
-        except json.JSONDecodeError as exc:
-            raise UsageError(
-                f"the context on standard input is not valid JSON: {exc.msg} at line "
-                f"{exc.lineno} column {exc.colno}"
-            ) from exc
-        if not isinstance(data, dict):
-            raise UsageError("the context must be a JSON object")
-        return data
-    return read_json_object(path, "context file")
-
-
-def _options(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
-    """What `task_session` and `workflow_session` take from the command line (the limits
-    themselves are checked there)."""
-    from tui_agent.agents.task.start import TaskLimits
-    from tui_agent.recorder import new_session_id
-    from tui_agent.store.task_cache import TaskCache
-
-    if args.output_file is not None and not args.output_file.parent.resolve().is_dir():
-        raise UsageError(f"cannot write {args.output_file}: its folder does not exist")
-    if args.api_base:
-        settings = settings.model_copy(update={"api_base": args.api_base})
-    return {
-        "settings": settings,
-        "session_id": new_session_id(),
-        "validator_model": args.validator_model,
-        "limits": TaskLimits(args.timeout, args.max_attempts, args.budget, args.use_cache),
-        "cache": TaskCache(settings.db),
-        "sandbox_name": args.sandbox,
-        "workspace": args.workspace,
-    }
-
-
 def cmd_task(args: argparse.Namespace, settings: Settings) -> int:
-    from tui_agent.agents.task.start import task_session
-
-    context = _read_context(args.context)
-    options = _options(args, settings)
-    started, session = task_session(args.prompt, context, **options)
-    return _record(args, started, session, options)
+    return _record(TaskRequest, args, settings)
 
 
 def cmd_workflow_run(args: argparse.Namespace, settings: Settings) -> int:
-    from tui_agent.agents.task.start import workflow_session
-    from tui_agent.agents.task.workflow import load_workflow
-
-    workflow = load_workflow(args.file)
-    context = _read_context(args.context)
-    options = _options(args, settings)
-    count = len(workflow.nodes)
-    title = f"workflow {args.file.name} ({count} node{'s' if count != 1 else ''})"
-    started, session = workflow_session(workflow, context, title=title, **options)
-    return _record(args, started, session, options)
+    return _record(WorkflowRequest, args, settings)
 
 
-def _record(
-    args: argparse.Namespace, started: Any, session: TaskSession, options: dict[str, Any]
-) -> int:
+def _record(cls: type[RequestBase], args: argparse.Namespace, settings: Settings) -> int:
     """Record the session, then print (headless) and save (-o) the updated context."""
-    settings: Settings = options["settings"]
-    session_id: str = options["session_id"]
-    code = record_session(settings, started, session.events(), args.output, session_id=session_id)
+    if args.output_file is not None and not args.output_file.parent.resolve().is_dir():
+        raise UsageError(f"cannot write {args.output_file}: its folder does not exist")
+    with for_the_shell(cls):
+        request = request_from_args(cls, args)
+        code, launch = record_request(settings, request, args.output)
+    session = launch.task
+    assert session is not None, "task and workflow launches carry their session"
     if args.output_file is not None:
         text = json.dumps(session.context, indent=2, ensure_ascii=False, default=str)
         args.output_file.write_text(text + "\n", encoding="utf-8")

@@ -6,11 +6,18 @@ import argparse
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from tui_agent.agents.requests import ToolcodeRequest
 from tui_agent.cli.common import run, say, say_json
-from tui_agent.cli.toolcode import add_mcp_options
+from tui_agent.cli.request_options import add_request_arguments, for_the_shell
 from tui_agent.config import Settings
+
+if TYPE_CHECKING:
+    from tui_agent.tools import McpConfig
+
+MCP_FIELDS = ("mcp_config", "servers")
+"""The options of a tool code request that say which MCP servers to use."""
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -23,7 +30,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         parents=[common],
         help="write one <server>_tools package per server (only when its tool list changed)",
     )
-    add_mcp_options(generate)
+    add_request_arguments(generate, ToolcodeRequest, only=MCP_FIELDS)
     generate.add_argument(
         "--out",
         type=Path,
@@ -36,16 +43,23 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     listing = actions.add_parser(
         "list", parents=[common], help="print the servers, their packages and functions"
     )
-    add_mcp_options(listing)
+    add_request_arguments(listing, ToolcodeRequest, only=MCP_FIELDS)
     listing.add_argument("--json", action="store_true", help="as the JSON the model sees")
     listing.set_defaults(handler=cmd_list)
 
 
+def _servers(args: argparse.Namespace, settings: Settings) -> McpConfig:
+    """The servers of --mcp (or the configured file), only those --server names."""
+    from tui_agent.agents.launch.toolcode import mcp_servers
+
+    with for_the_shell(ToolcodeRequest):
+        return mcp_servers(args.mcp_config or settings.mcp_config, args.servers or [])
+
+
 def cmd_generate(args: argparse.Namespace, settings: Settings) -> int:
-    from tui_agent.agents.toolcode import mcp_config_for
     from tui_agent.tools import WORKSPACE_TOOLS, ToolServers, generate_packages
 
-    mcp = mcp_config_for(args.mcp, settings, args.server)
+    mcp = _servers(args, settings)
     out = args.out
 
     async def go() -> None:
@@ -67,10 +81,9 @@ def cmd_generate(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
-    from tui_agent.agents.toolcode import mcp_config_for
     from tui_agent.tools import WORKSPACE_TOOLS, ServerTools, ToolServers, function_specs
 
-    mcp = mcp_config_for(args.mcp, settings, args.server)
+    mcp = _servers(args, settings)
 
     async def listings() -> tuple[ServerTools, ...]:
         async with ToolServers(mcp) as servers:

@@ -15,38 +15,24 @@ from textual.filter import LineFilter
 from textual.notifications import SeverityLevel
 from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
-from tui_agent.agents.browsing import browser_for
-from tui_agent.agents.codeact import codeact_session
-from tui_agent.agents.execute import decode_arg, exec_session
+from tui_agent.agents.launch import Launch
 from tui_agent.config import Settings, load_settings
 from tui_agent.errors import UserError
 from tui_agent.events import Event, SessionStarted
-from tui_agent.recorder import SessionRunner, new_session_id
+from tui_agent.recorder import SessionRunner
 from tui_agent.sandbox.choose import prewarm_fresh_workspace
-from tui_agent.sandbox.models import ExecuteRequest
 from tui_agent.session import SessionState, fold
 from tui_agent.store import Store
 from tui_agent.terminal_text import visible, visible_event
 from tui_agent.tui.commands import BindingCommands
-from tui_agent.tui.messages import NewSessionRequested, SessionOpened, SessionRequested
+from tui_agent.tui.messages import SessionOpened, SessionPrepared, SessionRequested
 from tui_agent.tui.paths import styles_dir
 from tui_agent.tui.replay import Replay
-from tui_agent.tui.screens.approval import ModalApprover
 from tui_agent.tui.screens.home import HomeScreen
-from tui_agent.tui.screens.new_session import (
-    CodeForm,
-    NewSessionForm,
-    ScrapeForm,
-    StartProblem,
-    TaskForm,
-    ToolcodeForm,
-    form_problem,
-)
 from tui_agent.tui.screens.refine_flow import REFINE_WORKERS
 from tui_agent.tui.screens.replay import ReplayScreen
 from tui_agent.tui.screens.session import LiveRun, SessionScreen
 from tui_agent.tui.terminal_filter import ControlFilter
-from tui_agent.web.navigation import check_navigable
 
 STYLESHEETS = ("app.tcss", "home.tcss", "session.tcss", "items.tcss")
 SESSION_WORKERS = "sessions"
@@ -89,8 +75,6 @@ class TuiAgentApp(App[None]):
         self._replay_events = replay_events
         self._replay_session = replay_session
         self._queued: list[tuple[SessionStarted, AsyncIterator[Event], str | None]] = []
-        self._built: dict[int, tuple[SessionStarted, AsyncIterator[Event], str]] = {}
-        """Sessions built from a form, started once the form has closed (by the form's id)."""
         self._control_filter = ControlFilter()
 
     def get_line_filters(self) -> Sequence[LineFilter]:
@@ -121,7 +105,7 @@ class TuiAgentApp(App[None]):
         except UserError as error:
             self.exit(return_code=1, message=visible(str(error)))
             return
-        await self.push_screen(HomeScreen(self.store, self.settings.sandbox, self.settings.model))
+        await self.push_screen(HomeScreen(self.store, self.settings))
         if self._replay_events is not None:
             await self.push_screen(
                 ReplayScreen(None, Replay(self._replay_events), clock=self.clock)
@@ -161,6 +145,14 @@ class TuiAgentApp(App[None]):
             self._queued.append((started, agent, session_id))
         else:
             self._launch(started, agent, session_id)
+
+    def start_launch(self, launch: Launch) -> None:
+        """Record and show a session prepared by the launch path, under its own id."""
+        self.start_session(launch.started, launch.events, session_id=launch.session_id)
+
+    @on(SessionPrepared)
+    def _session_prepared(self, message: SessionPrepared) -> None:
+        self.start_launch(message.launch)
 
     def _launch(
         self, started: SessionStarted, agent: AsyncIterator[Event], session_id: str | None
@@ -202,98 +194,6 @@ class TuiAgentApp(App[None]):
                 group="prewarm",
                 exit_on_error=False,
             )
-
-    def start_form(self, form: NewSessionForm) -> StartProblem | None:
-        """Check that the session the new-session form describes can start (it starts once
-        the form is closed: NewSessionRequested); or say why not and at which field (the form
-        stays open with what was typed)."""
-        session_id = new_session_id()
-        try:
-            started, agent = self._build_session(form, session_id)
-        except UserError as error:
-            return form_problem(form, str(error))
-        self._built[id(form)] = (started, agent, session_id)
-        return None
-
-    @on(NewSessionRequested)
-    def _new_session(self, message: NewSessionRequested) -> None:
-        ready = self._built.pop(id(message.form), None)
-        if ready is None:
-            problem = self.start_form(message.form)
-            if problem is not None:
-                self.notify(problem[0], severity="error", timeout=10, markup=False)
-                return
-            ready = self._built.pop(id(message.form))
-        started, agent, session_id = ready
-        self.start_session(started, agent, session_id=session_id)
-
-    def _build_session(
-        self, form: NewSessionForm, session_id: str
-    ) -> tuple[SessionStarted, AsyncIterator[Event]]:
-        model = getattr(form, "model", self.settings.model)
-        settings = self.settings.model_copy(update={"model": model})
-        if isinstance(form, TaskForm):
-            from tui_agent.agents.task.start import TaskLimits, task_session
-            from tui_agent.store.task_cache import TaskCache
-
-            limits = TaskLimits(form.timeout, form.max_attempts, form.budget, form.use_cache)
-            started, session = task_session(
-                form.task,
-                form.context,
-                settings=settings,
-                session_id=session_id,
-                limits=limits,
-                cache=TaskCache(self.db_path),
-                sandbox_name=form.sandbox,
-            )
-            return started, session.events()
-        if isinstance(form, ScrapeForm):
-            from tui_agent.agents.scrape import scrape_session  # Playwright: only when scraping
-
-            return scrape_session(
-                form.url,
-                form.task,
-                settings=settings,
-                max_items=form.max_items,
-                planner=form.planner,
-            )
-        if isinstance(form, ToolcodeForm):
-            from tui_agent.agents.toolcode import mcp_config_for, toolcode_session
-
-            return toolcode_session(
-                form.task,
-                settings=settings,
-                mcp=mcp_config_for(form.mcp_config, self.settings),
-                max_steps=form.max_steps,
-                sandbox_name=form.sandbox,
-                approver=ModalApprover(self),
-            )
-        if isinstance(form, CodeForm):
-            return codeact_session(
-                form.task,
-                settings=settings,
-                max_steps=form.max_steps,
-                budget=form.budget,
-                approve=form.approve,
-                sandbox_name=form.sandbox,
-                approver=ModalApprover(self),
-            )
-        request = ExecuteRequest(
-            code=form.code,
-            args=[decode_arg(arg) for arg in form.args],
-            context=form.context,
-            url=check_navigable(form.url, self.settings.allow_file_urls) if form.url else None,
-            timeout=form.timeout,
-        )
-        return exec_session(
-            request,
-            title=f"exec {form.path.name}",
-            sandbox_name=form.sandbox,
-            workspace=self.settings.workspace,
-            model=self.settings.model,
-            agent_type=form.agent_type,  # type: ignore[arg-type]
-            browser=browser_for(self.settings, form.url),
-        )
 
     @on(SessionOpened)
     def _session_opened(self, message: SessionOpened) -> None:

@@ -12,7 +12,7 @@ SessionMode = Literal["live", "stored", "replay"]
 
 
 if TYPE_CHECKING:
-    from tui_agent.tui.screens.new_session import NewSessionForm
+    from tui_agent.agents.launch import Launch
 
 
 class EventsReceived(Message):
@@ -33,12 +33,13 @@ class SessionRequested(Message):
         self.mode = mode
 
 
-class NewSessionRequested(Message):
-    """The user filled the new-session form on the home screen and its session started."""
+class SessionPrepared(Message):
+    """The new-session form prepared a session (every check passed): for the app to record
+    and show."""
 
-    def __init__(self, form: NewSessionForm) -> None:
+    def __init__(self, launch: Launch) -> None:
         super().__init__()
-        self.form = form
+        self.launch = launch
 
 
 class SessionOpened(Message):

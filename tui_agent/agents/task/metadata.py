@@ -16,10 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from tui_agent.agents.requests.workflow import ModelSource
 from tui_agent.agents.task.prompts import FailedAttempt
 from tui_agent.events import LLMCall
 
-ModelSource = Literal["node", "workflow", "default"]
 FailureStatus = Literal[
     "failed_after_retries", "budget_exceeded", "model_unreachable", "sandbox_unreachable",
     "model_error", "circuit_open",

@@ -9,14 +9,16 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
+from tui_agent.agents.launch import Launch
+from tui_agent.config import Settings
 from tui_agent.formatting import display_path
 from tui_agent.session import SessionSummary
 from tui_agent.store import Store, StoreError
 from tui_agent.terminal_text import visible
 from tui_agent.tui.commands import NewSessionCommands, SessionCommands
-from tui_agent.tui.messages import NewSessionRequested, SessionDeleted, SessionRequested
+from tui_agent.tui.messages import SessionDeleted, SessionPrepared, SessionRequested
 from tui_agent.tui.screens.confirm import ConfirmModal
-from tui_agent.tui.screens.new_session import NewSessionForm, NewSessionModal
+from tui_agent.tui.screens.new_session import NewSessionModal
 from tui_agent.tui.widgets.sessions_table import SessionsTable
 
 EMPTY_TEXT = """\
@@ -64,13 +66,10 @@ class HomeScreen(Screen[None]):
         ),
     ]
 
-    def __init__(
-        self, store: Store, default_sandbox: str = "auto", model: str | None = None
-    ) -> None:
+    def __init__(self, store: Store, settings: Settings) -> None:
         super().__init__(classes="home-screen")
         self.store = store
-        self.default_sandbox = default_sandbox
-        self.model = model
+        self.settings = settings
         self.summaries: list[SessionSummary] = []
         self.came_from: str | None = None
         """The session last opened from here: the cursor goes back to it."""
@@ -163,16 +162,14 @@ class HomeScreen(Screen[None]):
         self.refresh_bindings()
 
     def action_new(self, kind: str | None = None) -> None:
-        """Ask what to run (on the form of `kind`, or the last kind used); the app starts it
-        from the form, which stays open with what was typed when it cannot."""
+        """Ask what to run (on the form of `kind`, or the last kind used); the form prepares
+        the session (staying open with what was typed when it cannot) and the app records it."""
 
-        def chosen(form: NewSessionForm | None) -> None:
-            if form is not None:
-                self.post_message(NewSessionRequested(form))
+        def prepared(launch: Launch | None) -> None:
+            if launch is not None:
+                self.post_message(SessionPrepared(launch))
 
-        starter = getattr(self.app, "start_form", None)
-        modal = NewSessionModal(self.default_sandbox, self.model, kind=kind, starter=starter)
-        self.app.push_screen(modal, chosen)
+        self.app.push_screen(NewSessionModal(self.settings, kind=kind), prepared)
         ready = getattr(self.app, "ready_sandbox", None)
         if ready is not None:
             ready()
