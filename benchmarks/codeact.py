@@ -3,7 +3,7 @@
 Run: ``.venv/bin/python benchmarks/codeact.py [--steps N] [--rounds R] [--sandbox NAME]``.
 
 1. Framework overhead per step. A session of `--steps` steps against the scripted model server
-   (no delay) whose every action runs the trivial snippet ``1 + 1``, recorded by a SessionRunner
+   (no delay) whose every action runs the trivial snippet ``1 + 1``, recorded by a SessionRecorder
    into a real SQLite file. One step's wall time (from one ExecutionFinished to the next: the
    model turn, parsing, events, SQLite appends, the run) is compared with the sum of its two
    unavoidable parts measured in the same rounds: a sandbox round trip (`execute` of ``1 + 1``
@@ -11,7 +11,7 @@ Run: ``.venv/bin/python benchmarks/codeact.py [--steps N] [--rounds R] [--sandbo
    (`litellm.acompletion` streaming the same reply, read to the end, sent with the history of
    the session's middle step, as the median step carries). Aim: <= 1.2x.
 2. First token to pane. The app runs a code session headless; the first thought token is
-   timed when the agent yields it, when the SessionRunner's listener has it (folded and stored
+   timed when the agent yields it, when the SessionRecorder's listener has it (folded and stored
    in SQLite), and when the step card's Markdown in the pane holds it (polled every 0.5 ms;
    the terminal is painted on the next refresh after that). The baseline is the listener time:
    recording costs the same with or without a screen.
@@ -49,7 +49,7 @@ from tui_agent.agents.step_loop import StepLimits
 from tui_agent.events import Event, ExecutionFinished, SessionStarted, ThoughtDelta
 from tui_agent.llm import LLM, Message
 from tui_agent.llm.runtime import litellm
-from tui_agent.recorder import SessionRunner
+from tui_agent.recorder import SessionRecorder
 from tui_agent.sandbox.base import Sandbox
 from tui_agent.sandbox.choose import AUTO_ORDER, backend_status, open_sandbox
 from tui_agent.sandbox.models import ExecuteRequest, ExecuteResult
@@ -150,7 +150,7 @@ async def session_steps(
         limits=StepLimits(max_steps=steps, timeout=DEFAULT_TIMEOUT),
     )
     async with await Store.open(db) as store:
-        state = await SessionRunner(store, listeners=[listen]).run(
+        state = await SessionRecorder(store, listeners=[listen]).run(
             SessionStarted(kind="codeact", title=TASK), agent
         )
     assert state.stopped_reason == "max_steps", state.errors
@@ -204,7 +204,7 @@ async def bench_steps(steps: int, rounds: int, backend: str) -> None:
 
 @dataclass
 class TokenTimes:
-    """When each streamed thought token was yielded by the agent, seen by the runner's
+    """When each streamed thought token was yielded by the agent, seen by the recorder's
     listener (folded and stored), and held by the pane's Markdown; keyed by the thought so far."""
 
     agent: dict[str, float] = field(default_factory=dict)
@@ -253,7 +253,7 @@ async def token_times(backend: str) -> TokenTimes:
                     await pilot.pause(0.01)
                 screen = app.screen
                 assert screen.live is not None
-                screen.live.runner.listeners.insert(
+                screen.live.recorder.listeners.insert(
                     0, lambda e, _s: mark("listener", times.listener, e)
                 )
                 while screen.state.status == "running":
@@ -280,9 +280,9 @@ async def bench_pane(rounds: int, backend: str) -> None:
         f"{len(runs[0].order)} tokens each; first token, then the median of the later ones"
     )
     legs = {
-        "agent -> runner listener (folded, in SQLite)": ("agent", "listener"),
+        "agent -> recorder listener (folded, in SQLite)": ("agent", "listener"),
         "agent -> step card Markdown in the pane": ("agent", "pane"),
-        "runner listener -> pane": ("listener", "pane"),
+        "recorder listener -> pane": ("listener", "pane"),
     }
     baseline: tuple[list[float], list[float]] | None = None
     for name, (start, end) in legs.items():

@@ -31,7 +31,7 @@ from tui_agent.agents.recipe_run import recipe_started, run_recipe
 from tui_agent.agents.requests import ScrapeRequest
 from tui_agent.config import Settings
 from tui_agent.demo_site import LAYOUTS, DemoSite
-from tui_agent.recorder import SessionRunner
+from tui_agent.recorder import SessionRecorder
 from tui_agent.session import SessionState
 from tui_agent.store import Store
 from tui_agent.web.recipe import load_recipe
@@ -53,7 +53,7 @@ def field_accuracy(items: list[dict[str, Any]], truth: list[dict[str, str]]) -> 
 
 async def record(store: Store, started: Any, agent: Any) -> tuple[SessionState, float]:
     began = time.perf_counter()
-    state = await SessionRunner(store).run(started, agent)
+    state = await SessionRecorder(store).run(started, agent)
     return state, time.perf_counter() - began
 
 

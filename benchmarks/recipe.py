@@ -35,7 +35,7 @@ from playwright.async_api import Page
 
 from tui_agent.agents.recipe_run import recipe_started, run_recipe
 from tui_agent.demo_site import DemoSite
-from tui_agent.recorder import SessionRunner
+from tui_agent.recorder import SessionRecorder
 from tui_agent.store import Store
 from tui_agent.web.browser import Browser
 from tui_agent.web.phase import collect
@@ -109,7 +109,7 @@ async def recorded(site: DemoSite, layout: str, count: int) -> float:
     with tempfile.TemporaryDirectory() as folder:
         began = time.perf_counter()
         async with await Store.open(Path(folder) / "bench.db") as store:
-            state = await SessionRunner(store).run(
+            state = await SessionRecorder(store).run(
                 recipe_started(recipe, url, count), run_recipe(recipe, url, max_items=count)
             )
         elapsed = time.perf_counter() - began

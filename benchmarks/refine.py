@@ -48,7 +48,7 @@ from tui_agent.config import Settings
 from tui_agent.demo_site import DemoSite
 from tui_agent.events import FeedbackSubmitted, LLMCall
 from tui_agent.llm import LLM
-from tui_agent.recorder import SessionRunner
+from tui_agent.recorder import SessionRecorder
 from tui_agent.sandbox.choose import AUTO_ORDER, backend_status, open_sandbox
 from tui_agent.sandbox.models import ExecuteRequest
 from tui_agent.store import Store
@@ -116,12 +116,12 @@ async def refine(
     """Refine the stored session as the CLI does: fixed, attempts, calls, tokens, seconds."""
     async with await Store.open(settings.db) as store:
         began = time.perf_counter()
-        runner = await SessionRunner.resume(store, session_id)
-        await runner.emit(FeedbackSubmitted(feedback=[feedback]))
-        refinement = start_refinement(runner.state, [feedback], settings=settings, llm=llm)
+        recorder = await SessionRecorder.resume(store, session_id)
+        await recorder.emit(FeedbackSubmitted(feedback=[feedback]))
+        refinement = start_refinement(recorder.state, [feedback], settings=settings, llm=llm)
         calls = []
         async for event in refinement.run():
-            stored = await runner.emit(event)
+            stored = await recorder.emit(event)
             if isinstance(stored, LLMCall):
                 calls.append(stored)
         took = time.perf_counter() - began
@@ -140,7 +140,7 @@ async def recipe_case(case: RecipeCase, site: DemoSite, items: int, folder: Path
     async with await Store.open(settings.db) as store:
         began = time.perf_counter()
         agent = run_recipe(recipe, url, max_items=items)
-        state = await SessionRunner(store).run(recipe_started(recipe, url, items), agent)
+        state = await SessionRecorder(store).run(recipe_started(recipe, url, items), agent)
         plain = time.perf_counter() - began
     assert state.status == "completed", state.errors
     feedback = FieldFeedback(
@@ -179,7 +179,7 @@ async def code_case(backend: str, folder: Path) -> Figures:
             began = time.perf_counter()
             sandbox = open_sandbox(backend, workspace=settings.workspace)
             async with sandbox:
-                state = await SessionRunner(store).run(started, run_exec(sandbox, request))
+                state = await SessionRecorder(store).run(started, run_exec(sandbox, request))
             plain = time.perf_counter() - began
         assert state.status == "completed", state.errors
         for total in ('o.get("sum")', 'o["qty"] * o["price"]'):

@@ -7,7 +7,7 @@ Baseline: spawning `python3 -c 'print(1+1)'` on the host (p50 of --spawns runs).
 every backend in `choose.BACKENDS` that works here (docker joins when it is registered there),
 one section:
 
-  start            opening the sandbox until its runner answers
+  start            opening the sandbox until its kernel answers
   warm 1+1         round trip of `1 + 1` through the started sandbox: p50 and p95 of --runs,
                    and p50 / baseline p50 (the aim is under 0.5x)
   sequential       --sequential runs of `1 + 1` one after another: total time and runs/s

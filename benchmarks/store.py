@@ -9,7 +9,7 @@ append returns once its own event is committed. Lines printed (median of --repea
 variants interleaved):
 
   Store.append, 1 session   one producer awaiting each append before the next, as
-                            SessionRunner.emit does for one session: nothing to group, one
+                            SessionRecorder.emit does for one session: nothing to group, one
                             commit per event
   Store.append, N sessions  the burst split over --sessions sessions whose producers emit at
                             once, each awaiting its own appends in turn: they share commits
@@ -111,7 +111,7 @@ Recorded = list[tuple[Event, SessionSummary]]
 
 
 def recorded(n: int) -> Recorded:
-    """`n` events stamped as SessionRunner stamps them, each with the summary it would pass."""
+    """`n` events stamped as SessionRecorder stamps them, each with the summary it would pass."""
     session_id, state, out = new_session_id(), SessionState(), []
     for seq, payload in zip(range(1, n + 1), payloads(), strict=False):
         event = payload.model_copy(update={"session_id": session_id, "seq": seq, "ts": time.time()})

@@ -4,7 +4,7 @@ Run: ``.venv/bin/python benchmarks/task.py [--sandbox NAME] [--tokens-per-second
 [--first-token S]``.
 
 A small task set (a simple task, a two-stage PDF task, a three-attempt recovery, a list
-transformation) runs through the real executor, SessionRunner, SQLite store and cache, in a
+transformation) runs through the real executor, SessionRecorder, SQLite store and cache, in a
 real sandbox, against the scripted model server on loopback. The server answers each call
 after `--first-token` seconds (default 0.5, a hosted model's usual time to first token) and
 streams at `--tokens-per-second` (default 100, about what gpt-4o-mini streams; 4 characters a
@@ -44,7 +44,7 @@ from tui_agent.agents.launch import prepare  # noqa: E402
 from tui_agent.agents.requests import TaskRequest  # noqa: E402
 from tui_agent.agents.task.similarity import best_match  # noqa: E402
 from tui_agent.config import Settings  # noqa: E402
-from tui_agent.recorder import SessionRunner, new_session_id  # noqa: E402
+from tui_agent.recorder import SessionRecorder, new_session_id  # noqa: E402
 from tui_agent.sandbox.pool import close_shared_pool  # noqa: E402
 from tui_agent.store import Store  # noqa: E402
 from tui_agent.store.task_cache import TaskCache  # noqa: E402
@@ -167,7 +167,7 @@ async def run_task(settings: Settings, case: Case, context: dict[str, Any]) -> R
     assert session is not None
     began = time.perf_counter()
     async with await Store.open(settings.db) as store:
-        state = await SessionRunner(store, session_id).run(launch.started, launch.events)
+        state = await SessionRecorder(store, session_id).run(launch.started, launch.events)
     seconds = time.perf_counter() - began
     metadata = session.context["_ai_metadata"]
     return Run(

@@ -247,7 +247,7 @@ async def executions(rounds: int, sandbox_name: str, folder: Path) -> list[float
         )
         code = "from shop_tools import next_number\nprint(next_number(value=1))\n"
         try:
-            for _ in range(rounds + 1):  # the first warms the runner's imports
+            for _ in range(rounds + 1):  # the first warms the recorder's imports
                 began = time.perf_counter()
                 events: list[Event | str] = [item async for item in program.run(1, code, [], ready)]
                 timings.append(time.perf_counter() - began)

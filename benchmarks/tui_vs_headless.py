@@ -2,9 +2,9 @@
 
 The demo shop's `pagination` layout is served on loopback by this process; each case runs in a
 fresh interpreter (its own Chromium, its own SQLite file) and times the session from the
-runner's first event to its SessionEnded:
+recorder's first event to its SessionEnded:
 
-- headless: `SessionRunner` with the `--headless` printer writing to a terminal-like console
+- headless: `SessionRecorder` with the `--headless` printer writing to a terminal-like console
   (colours, 120 columns) whose output goes to /dev/null;
 - tui: the app (`TuiAgentApp.start_session`, as `tui-agent scrape` does) under Textual's
   headless driver at 120x36: every event reaches the session screen, which renders as usual.
@@ -64,16 +64,16 @@ async def run_headless(url: str, items: int, db: Path) -> dict[str, float | int 
     from rich.console import Console
 
     from tui_agent.printer import EventPrinter
-    from tui_agent.recorder import SessionRunner
+    from tui_agent.recorder import SessionRecorder
     from tui_agent.store import Store
 
     settings, started, agent = session(url, items, db)
     with open(os.devnull, "w") as sink:
         console = Console(file=sink, force_terminal=True, width=SIZE[0], color_system="truecolor")
         async with await Store.open(settings.db) as store:
-            runner = SessionRunner(store, listeners=[EventPrinter(console)])
+            recorder = SessionRecorder(store, listeners=[EventPrinter(console)])
             began, cpu = time.perf_counter(), time.process_time()
-            state = await runner.run(started, agent)
+            state = await recorder.run(started, agent)
             took, cpu = time.perf_counter() - began, time.process_time() - cpu
     return {"seconds": took, "cpu": cpu, "items": len(state.items), "status": state.status}
 

@@ -8,7 +8,7 @@ agent through the whole stack: its replies come from the scripted model server
 the task executor the same way: the spec's three attempts (a name never defined, refused unrun;
 an output the validator refuses; then success). The other programs really
 run in a `python3` subprocess, with no model. Everything is recorded through the real
-SessionRunner into a real SQLite store, then exported as JSONL.
+SessionRecorder into a real SQLite store, then exported as JSONL.
 Usage: .venv/bin/python scripts/record_examples.py [OUT_DIR]
 """
 
@@ -42,7 +42,7 @@ from tui_agent.events import (
     SessionEnded,
     SessionStarted,
 )
-from tui_agent.recorder import SessionRunner
+from tui_agent.recorder import SessionRecorder
 from tui_agent.sandbox.pool import close_shared_pool
 from tui_agent.store import Store
 
@@ -308,12 +308,12 @@ async def record(out_dir: Path) -> None:
         async with await Store.open(Path(tmp) / "record.db") as store:
             for name, recording in RECORDINGS.items():
                 started, agent = recording(Path(tmp) / "workspace")
-                runner = SessionRunner(store)
-                await runner.run(started, agent)
-                assert runner.state.status in ("completed", "failed"), runner.state.errors
+                recorder = SessionRecorder(store)
+                await recorder.run(started, agent)
+                assert recorder.state.status in ("completed", "failed"), recorder.state.errors
                 path = out_dir / f"{name}.jsonl"
-                count = await store.export_jsonl(runner.session_id, path)
-                print(f"{path}: {count} events ({runner.state.status})")
+                count = await store.export_jsonl(recorder.session_id, path)
+                print(f"{path}: {count} events ({recorder.state.status})")
         close_shared_pool()  # its warm containers hold the workspace
 
 

@@ -1,6 +1,6 @@
 """The event union: the one stream every agent emits and every view consumes.
 
-Agents build events with only their payload; the `SessionRunner` stamps `session_id`, a
+Agents build events with only their payload; the `SessionRecorder` stamps `session_id`, a
 gap-free `seq` and `ts` when it appends them. `parse_event` / `Event.model_dump_json()` give
 a lossless JSON round trip.
 """

@@ -1,6 +1,6 @@
 """Recording a session as it runs: stamp each event, fold it, store it, tell the listeners.
 
-`SessionRunner.run` records an agent's stream from its SessionStarted to exactly one
+`SessionRecorder.run` records an agent's stream from its SessionStarted to exactly one
 SessionEnded, whatever happens in between (cancellation, an agent that raises).
 """
 
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 EventListener = Callable[[Event, SessionState], None]
 
 
-class SessionRunner:
+class SessionRecorder:
     """Stamps, folds, stores and broadcasts the events of one session.
 
     Every event goes through `emit` (or `emit_many`): it gets the session id, the next
@@ -44,17 +44,17 @@ class SessionRunner:
     @classmethod
     async def resume(
         cls, store: Store, session_id: str, listeners: Iterable[EventListener] = ()
-    ) -> SessionRunner:
-        """A runner that appends to an existing session (e.g. feedback on a finished one).
+    ) -> SessionRecorder:
+        """A recorder that appends to an existing session (e.g. feedback on a finished one).
 
         If the session is still running (recorded by another process), this process becomes
         one of its owners with its first append: the session is not ended as interrupted
         while either process lives.
         """
-        runner = cls(store, session_id, listeners)
-        runner.state = await store.state(session_id)
-        runner._seq = runner.state.last_seq
-        return runner
+        recorder = cls(store, session_id, listeners)
+        recorder.state = await store.state(session_id)
+        recorder._seq = recorder.state.last_seq
+        return recorder
 
     def _stamp(self, event: Event) -> Event:
         self._seq += 1

@@ -2,7 +2,7 @@
 
 `fold(events)` is the only way session state is computed: the live view, replay,
 `sessions show` and export summaries all call it, so they can never disagree. Recording a
-session as it runs is `tui_agent.recorder.SessionRunner`.
+session as it runs is `tui_agent.recorder.SessionRecorder`.
 """
 
 from __future__ import annotations

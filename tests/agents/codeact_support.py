@@ -12,14 +12,14 @@ from pathlib import Path
 
 from tui_agent.agents.approval import Decision
 from tui_agent.events import Event, SessionStarted
-from tui_agent.recorder import SessionRunner
+from tui_agent.recorder import SessionRecorder
 from tui_agent.session import SessionState
 from tui_agent.store import Store
 
 
 @dataclass
 class Recorded:
-    """A session recorded through a real SessionRunner, and the events as stored."""
+    """A session recorded through a real SessionRecorder, and the events as stored."""
 
     state: SessionState
     emitted: list[Event]
@@ -37,9 +37,9 @@ async def record(db: Path, started: SessionStarted, agent: AsyncIterator[Event])
     """Run `agent` as a session into the SQLite file `db`."""
     emitted: list[Event] = []
     async with await Store.open(db) as store:
-        runner = SessionRunner(store, listeners=[lambda event, _state: emitted.append(event)])
-        state = await runner.run(started, agent)
-        stored = await store.events(runner.session_id)
+        recorder = SessionRecorder(store, listeners=[lambda event, _state: emitted.append(event)])
+        state = await recorder.run(started, agent)
+        stored = await store.events(recorder.session_id)
     return Recorded(state, emitted, stored)
 
 

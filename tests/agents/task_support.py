@@ -13,7 +13,7 @@ from support.scripted_model import Reply, text
 
 from tui_agent.agents.launch import Launch
 from tui_agent.events import Event
-from tui_agent.recorder import SessionRunner
+from tui_agent.recorder import SessionRecorder
 from tui_agent.session import SessionState
 from tui_agent.store import Store
 
@@ -76,12 +76,12 @@ class Ran:
 
 
 async def record_task(db: Path, launch: Launch) -> Ran:
-    """Run a prepared task or workflow session through a real SessionRunner into the SQLite
+    """Run a prepared task or workflow session through a real SessionRecorder into the SQLite
     file `db`."""
     assert launch.task is not None
     session_id = launch.session_id
     async with await Store.open(db) as store:
-        state = await SessionRunner(store, session_id).run(launch.started, launch.events)
+        state = await SessionRecorder(store, session_id).run(launch.started, launch.events)
         stored = await store.events(session_id)
         chain = await store.chain_of_work(session_id)
     return Ran(state, stored, launch.task.context, chain)

@@ -262,15 +262,15 @@ async def test_cancelling_mid_run_keeps_the_session_as_cancelled(
             printing.set()
 
     async with await Store.open(settings.db) as store:
-        from tui_agent.recorder import SessionRunner
+        from tui_agent.recorder import SessionRecorder
 
-        runner = SessionRunner(store, listeners=[listen])
-        task = asyncio.create_task(runner.run(started, agent))
+        recorder = SessionRecorder(store, listeners=[listen])
+        task = asyncio.create_task(recorder.run(started, agent))
         await asyncio.wait_for(printing.wait(), 60)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-        stored = await store.events(runner.session_id)
+        stored = await store.events(recorder.session_id)
     state = fold(stored)
     assert (state.status, state.stopped_reason) == ("cancelled", "cancelled")
     assert isinstance(stored[-1], SessionEnded) and state.steps[1].running

@@ -45,7 +45,7 @@ from tui_agent.events import (
     VersionDecided,
 )
 from tui_agent.llm import LLM, RetryPolicy
-from tui_agent.recorder import SessionRunner
+from tui_agent.recorder import SessionRecorder
 from tui_agent.sandbox.models import ExecuteRequest
 from tui_agent.session import SessionState, fold
 from tui_agent.store import Store
@@ -154,7 +154,7 @@ async def refine(
 ) -> Refined:
     """Append FeedbackSubmitted and the refinement to the stored session, as the CLI does."""
     async with await Store.open(settings.db) as store:
-        runner, refinement, events = await refine_stored(
+        recorder, refinement, events = await refine_stored(
             store,
             session_id,
             feedback,
@@ -163,7 +163,7 @@ async def refine(
             max_attempts=max_attempts,
         )
         stored = await store.events(session_id)
-        assert fold(stored).summary() == runner.state.summary()
+        assert fold(stored).summary() == recorder.state.summary()
     assert refinement.outcome is not None
     new = stored[-len(events) :]
     return Refined(refinement.outcome, new, fold(stored))
@@ -171,10 +171,10 @@ async def refine(
 
 async def decided(settings: Settings, session_id: str, version: int, accepted: bool) -> Refined:
     async with await Store.open(settings.db) as store:
-        runner = await SessionRunner.resume(store, session_id)
-        last = runner.state.last_seq
-        async for event in decide(runner.state, "code", version, accepted, settings=settings):
-            await runner.emit(event)
+        recorder = await SessionRecorder.resume(store, session_id)
+        last = recorder.state.last_seq
+        async for event in decide(recorder.state, "code", version, accepted, settings=settings):
+            await recorder.emit(event)
         stored = await store.events(session_id)
     new = [e for e in stored if e.seq > last]
     return Refined(RefinementOutcome(name="code", candidate=None), new, fold(stored))

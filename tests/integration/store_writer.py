@@ -2,7 +2,7 @@
 
 Usage: python store_writer.py DB SESSION_ID STOP_FILE [stream|hold|resume]
 
-Records through SessionRunner (so through Store.append), printing each event's seq on its own
+Records through SessionRecorder (so through Store.append), printing each event's seq on its own
 line as soon as the append has returned.
 
 - stream (default): records a session step after step until STOP_FILE exists, then ends it
@@ -33,7 +33,7 @@ from tui_agent.events import (
     Thought,
     ThoughtDelta,
 )
-from tui_agent.recorder import SessionRunner
+from tui_agent.recorder import SessionRecorder
 from tui_agent.session import SessionState
 from tui_agent.store import Store
 
@@ -82,15 +82,15 @@ def report(event: Event, state: SessionState) -> None:
 async def main(db: str, session_id: str, stop: str, mode: str = "stream") -> None:
     async with await Store.open(db) as store:
         if mode == "resume":
-            runner = await SessionRunner.resume(store, session_id, listeners=[report])
-            await runner.emit(
+            recorder = await SessionRecorder.resume(store, session_id, listeners=[report])
+            await recorder.emit(
                 FeedbackSubmitted(feedback=[FieldFeedback(field="price", issue="format")])
             )
             await next_line()
             return
-        runner = SessionRunner(store, session_id, listeners=[report])
+        recorder = SessionRecorder(store, session_id, listeners=[report])
         agent = held() if mode == "hold" else steps(Path(stop))
-        await runner.run(SessionStarted(kind="recording", title="writer"), agent)
+        await recorder.run(SessionStarted(kind="recording", title="writer"), agent)
     print("done", flush=True)
 
 

@@ -24,7 +24,7 @@ from tui_agent.events import (
     SessionStarted,
     VersionDecided,
 )
-from tui_agent.recorder import SessionRunner
+from tui_agent.recorder import SessionRecorder
 from tui_agent.session import SessionState
 from tui_agent.store import Store
 
@@ -200,7 +200,7 @@ async def _record_without_browser(db: Path) -> tuple[str, str]:
                     "recipe": json.loads((RECIPES / "demo-panel.json").read_text()),
                 },
             )
-            state = await SessionRunner(store).run(started, agent())
+            state = await SessionRecorder(store).run(started, agent())
             ids.append(state.session_id)
     return ids[0], ids[1]
 

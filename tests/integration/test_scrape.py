@@ -22,7 +22,7 @@ from tui_agent.agents.requests import RequestError, ScrapeRequest
 from tui_agent.config import Settings
 from tui_agent.demo_site import FIELDS, LAYOUTS, DemoSite
 from tui_agent.events import Artifact, ItemsExtracted, LLMCall, PhaseFinished, ToolCall
-from tui_agent.recorder import SessionRunner
+from tui_agent.recorder import SessionRecorder
 from tui_agent.session import SessionState
 from tui_agent.store import Store
 from tui_agent.web.recipe import load_recipe
@@ -73,7 +73,7 @@ async def scrape(tmp_path: Path, url: str, task: str, **options: Any) -> Session
     settings = Settings(db=tmp_path / "sessions.db", model=None)
     launch = launched(ScrapeRequest, settings, url=url, task=task, **options)
     async with await Store.open(settings.db) as store:
-        return await SessionRunner(store).run(launch.started, launch.events)
+        return await SessionRecorder(store).run(launch.started, launch.events)
 
 
 def test_every_demo_layout_is_scraped_here():

@@ -29,7 +29,7 @@ from tui_agent.config import Settings
 from tui_agent.demo_site import ES_FIELDS, ROWS_PAGE_SIZE, DemoSite
 from tui_agent.events import Artifact, LLMCall, Log
 from tui_agent.llm.client import LLM, RetryPolicy
-from tui_agent.recorder import SessionRunner
+from tui_agent.recorder import SessionRecorder
 from tui_agent.session import SessionState
 from tui_agent.store import Store
 from tui_agent.web.phase import collect
@@ -49,7 +49,7 @@ async def scrape(tmp_path: Path, url: str, task: str, **options: Any) -> Session
     settings = Settings(db=tmp_path / "sessions.db", model=None)
     launch = launched(ScrapeRequest, settings, url=url, task=task, planner="offline", **options)
     async with await Store.open(settings.db) as store:
-        return await SessionRunner(store).run(launch.started, launch.events)
+        return await SessionRecorder(store).run(launch.started, launch.events)
 
 
 def logs(state: SessionState, level: str | None = None) -> list[str]:
@@ -121,7 +121,7 @@ async def test_two_row_items_cross_pages_by_the_next_links_text(tmp_path, demo_s
     settings = Settings(db=tmp_path / "again.db", model=None)
     launch = launched(RecipeRunRequest, settings, recipe=str(recipe_path), url=url, max_items=100)
     async with await Store.open(settings.db) as store:
-        again = await SessionRunner(store).run(launch.started, launch.events)
+        again = await SessionRecorder(store).run(launch.started, launch.events)
     assert (again.status, again.stopped_reason) == ("completed", "list_exhausted")
     assert [item["title"] for item in again.items] == [
         record["title"] for record in demo_site.ground_truth("rows")

@@ -20,7 +20,7 @@ from tui_agent.agents.requests import RecipeRunRequest, ScrapeRequest
 from tui_agent.config import Settings
 from tui_agent.demo_site import PRODUCTS, PROSE_FACTS, DemoSite, prose_facts
 from tui_agent.events import LLMCall, Log
-from tui_agent.recorder import SessionRunner
+from tui_agent.recorder import SessionRecorder
 from tui_agent.session import SessionState
 from tui_agent.store import Store
 from tui_agent.web.recipe import load_recipe
@@ -82,7 +82,7 @@ async def scrape(tmp_path: Path, model: ScriptedModel, url: str, **options: Any)
     )
     launch = launched(ScrapeRequest, settings, url=url, task="Extract 3 items", **options)
     async with await Store.open(settings.db) as store:
-        return await SessionRunner(store).run(launch.started, launch.events)
+        return await SessionRecorder(store).run(launch.started, launch.events)
 
 
 @pytest.mark.parametrize(
@@ -213,7 +213,7 @@ async def test_prose_details_are_parsed_by_the_model_priced_and_cached(tmp_path,
             save_recipe=recipe_path,
         )  # fmt: skip
         async with await Store.open(settings.db) as store:
-            state = await SessionRunner(store).run(launch.started, launch.events)
+            state = await SessionRecorder(store).run(launch.started, launch.events)
             recorded = await store.events(state.session_id)
         assert model.remaining == 0
         schema_prompt = model.requests[2].messages[-1]["content"]
@@ -236,7 +236,7 @@ async def test_prose_details_are_parsed_by_the_model_priced_and_cached(tmp_path,
             RecipeRunRequest, again_settings, recipe=str(recipe_path), url=url, max_items=4
         )
         async with await Store.open(settings.db) as store:
-            again = await SessionRunner(store).run(launch.started, launch.events)
+            again = await SessionRecorder(store).run(launch.started, launch.events)
         assert model.requests == []
     assert again.status == "completed"
     assert [{k: item[k] for k in PROSE_FACTS} for item in again.items] == facts
@@ -244,7 +244,7 @@ async def test_prose_details_are_parsed_by_the_model_priced_and_cached(tmp_path,
     offline = settings.model_copy(update={"model": None})
     launch = launched(RecipeRunRequest, offline, recipe=str(recipe_path), url=url, max_items=2)
     async with await Store.open(settings.db) as store:
-        plain = await SessionRunner(store).run(launch.started, launch.events)
+        plain = await SessionRecorder(store).run(launch.started, launch.events)
     assert plain.status == "completed" and plain.llm_calls == 0
     assert all(item.get("price") is None and item["text"] for item in plain.items)
     said = [e.message for e in plain.timeline if isinstance(e, Log)]
@@ -259,7 +259,7 @@ async def test_offline_scrapes_of_prose_never_parse(tmp_path, demo_site):
         planner="offline",
     )  # fmt: skip
     async with await Store.open(settings.db) as store:
-        state = await SessionRunner(store).run(launch.started, launch.events)
+        state = await SessionRecorder(store).run(launch.started, launch.events)
     assert state.status == "completed" and state.llm_calls == 0
     assert [{k: i[k] for k in ("title", "url")} for i in state.items] == (
         demo_site.ground_truth("prose")[:3]

@@ -13,7 +13,7 @@ from writer_process import DEADLINE, read_line, start_writer
 
 from tui_agent.analysis.models import FieldFeedback
 from tui_agent.events import FeedbackSubmitted, SessionStarted, Thought
-from tui_agent.recorder import SessionRunner
+from tui_agent.recorder import SessionRecorder
 from tui_agent.session import fold
 from tui_agent.store import Store
 
@@ -45,9 +45,9 @@ async def test_every_reported_append_survives_sigkill(tmp_path: Path, kill_after
 async def test_read_a_session_while_another_process_appends(tmp_path: Path) -> None:
     db, stop = tmp_path / "sessions.db", tmp_path / "stop"
     async with await Store.open(db) as store:
-        runner = SessionRunner(store, "aaaaaaaaaaaa")
-        await runner.emit(SessionStarted(kind="codeact", title="read me"))
-        await runner.emit(Thought(step=1, text="first"))
+        recorder = SessionRecorder(store, "aaaaaaaaaaaa")
+        await recorder.emit(SessionStarted(kind="codeact", title="read me"))
+        await recorder.emit(Thought(step=1, text="first"))
         proc = await start_writer(db, "bbbbbbbbbbbb", stop)
         await read_line(proc)  # the writer's session exists from here on
 
@@ -56,8 +56,8 @@ async def test_read_a_session_while_another_process_appends(tmp_path: Path) -> N
         feedback = FeedbackSubmitted(feedback=[FieldFeedback(field="price", issue="missing")])
         while len(seen_lengths) < 5:
             # Replay session A and append to it, while the writer keeps appending to B.
-            assert fold(await store.events("aaaaaaaaaaaa")) == runner.state
-            await runner.emit(feedback)
+            assert fold(await store.events("aaaaaaaaaaaa")) == recorder.state
+            await recorder.emit(feedback)
             b_seqs = [e.seq for e in await store.events("bbbbbbbbbbbb")]
             assert b_seqs == list(range(1, len(b_seqs) + 1))
             seen_lengths.add(len(b_seqs))
@@ -69,21 +69,21 @@ async def test_read_a_session_while_another_process_appends(tmp_path: Path) -> N
 
         b_state = await store.state("bbbbbbbbbbbb")
         assert b_state.status == "completed"
-        assert await store.feedback("aaaaaaaaaaaa") == runner.state.feedback
+        assert await store.feedback("aaaaaaaaaaaa") == recorder.state.feedback
         summaries = {s.session_id: s for s in await store.list_sessions()}
-        assert summaries["aaaaaaaaaaaa"] == runner.state.summary()
+        assert summaries["aaaaaaaaaaaa"] == recorder.state.summary()
         assert summaries["bbbbbbbbbbbb"] == b_state.summary()
 
 
 OPEN_AND_RECORD = """
 import asyncio, sys
 from tui_agent.events import SessionStarted
-from tui_agent.recorder import SessionRunner
+from tui_agent.recorder import SessionRecorder
 from tui_agent.store import Store
 
 async def main():
     async with await Store.open(sys.argv[1]) as store:
-        await SessionRunner(store).emit(SessionStarted(kind="exec", title="racer"))
+        await SessionRecorder(store).emit(SessionStarted(kind="exec", title="racer"))
 
 asyncio.run(main())
 """

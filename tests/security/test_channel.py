@@ -1,4 +1,4 @@
-"""The runner's protocol channel against the code it runs: whatever bytes the code writes to
+"""The kernel's protocol channel against the code it runs: whatever bytes the code writes to
 the channel's descriptor, the run gets one line saying they were ignored, the session goes on,
 and no result is ever taken for another run's."""
 

@@ -23,7 +23,7 @@ from tui_agent.agents.launch import prepare
 from tui_agent.agents.requests import ToolcodeRequest
 from tui_agent.config import Settings
 from tui_agent.events import Event, ExecutionFinished, PhaseFinished
-from tui_agent.recorder import SessionRunner
+from tui_agent.recorder import SessionRecorder
 from tui_agent.session import SessionState
 from tui_agent.store import Store
 from tui_agent.tools import check_program, load_mcp_config
@@ -140,9 +140,9 @@ async def toolcode(
     mcp = load_mcp_config(write_config(tmp_path / "servers.json", {"shop": shop_stdio()}))
     launch = prepare(ToolcodeRequest(task="Use the shop", mcp_config=mcp.path), chosen)
     async with await Store.open(chosen.db) as store:
-        runner = SessionRunner(store)
-        state = await runner.run(launch.started, launch.events)
-        return state, await store.events(runner.session_id)
+        recorder = SessionRecorder(store)
+        state = await recorder.run(launch.started, launch.events)
+        return state, await store.events(recorder.session_id)
 
 
 def outputs(events: list[Event]) -> list[list[str]]:

@@ -25,7 +25,7 @@ from tui_agent.agents.launch import prepare
 from tui_agent.agents.requests import TaskRequest
 from tui_agent.agents.task.breaker import CircuitBreaker
 from tui_agent.events import TaskResult
-from tui_agent.recorder import SessionRunner
+from tui_agent.recorder import SessionRecorder
 from tui_agent.redaction import MASK, is_secret_key
 from tui_agent.store import Store
 
@@ -152,7 +152,7 @@ async def test_secrets_never_reach_a_prompt_yet_the_code_reads_them(
     session = launch.task
     assert session is not None
     async with await Store.open(settings.db) as store:
-        state = await SessionRunner(store, "secret000001").run(launch.started, launch.events)
+        state = await SessionRecorder(store, "secret000001").run(launch.started, launch.events)
         stored = await store.events("secret000001")
 
     assert state.status == "completed", state.errors

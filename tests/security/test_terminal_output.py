@@ -375,7 +375,7 @@ async def test_the_approval_modal_draws_the_model_s_controls_and_runs_its_code_a
 
 
 async def _agent(events: list[Event]) -> AsyncIterator[Event]:
-    """A test agent replaying recorded payloads (the runner stamps them anew)."""
+    """A test agent replaying recorded payloads (the recorder stamps them anew)."""
     for event in events:
         yield event.model_copy(update={"session_id": "", "seq": 0})
 

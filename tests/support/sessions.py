@@ -19,7 +19,7 @@ from tui_agent.agents.requests import RequestBase, request_from_inputs
 from tui_agent.analysis.models import FieldFeedback
 from tui_agent.config import Settings
 from tui_agent.events import Event, FeedbackSubmitted
-from tui_agent.recorder import SessionRunner
+from tui_agent.recorder import SessionRecorder
 from tui_agent.sandbox.choose import open_sandbox
 from tui_agent.sandbox.models import ExecuteRequest
 from tui_agent.session import SessionState
@@ -60,26 +60,26 @@ async def record_exec(
         network = bool(options.get("network"))
         sandbox = open_sandbox(settings.sandbox, workspace=settings.workspace, network=network)
         async with sandbox:
-            return await SessionRunner(store).run(started, run_exec(sandbox, request))
+            return await SessionRecorder(store).run(started, run_exec(sandbox, request))
 
 
 async def record_recipe(store: Store, recipe: RecipeFile, url: str, max_items: int) -> SessionState:
     """A scrape session of `recipe` on `url`, run in Chromium and recorded in `store`."""
     started = recipe_started(recipe, url, max_items)
     agent = run_recipe(recipe, url, max_items=max_items)
-    return await SessionRunner(store).run(started, agent)
+    return await SessionRecorder(store).run(started, agent)
 
 
 async def refine_stored(
     store: Store, session_id: str, feedback: list[FieldFeedback], **options: Any
-) -> tuple[SessionRunner, Refinement, list[Event]]:
+) -> tuple[SessionRecorder, Refinement, list[Event]]:
     """Record the feedback and run a refinement (`options`: start_refinement's) into the
-    stored session, as the CLI does: the runner, the refinement and its events as stored."""
-    runner = await SessionRunner.resume(store, session_id)
-    await runner.emit(FeedbackSubmitted(feedback=feedback))
-    refinement = start_refinement(runner.state, feedback, **options)
-    events = [await runner.emit(event) async for event in refinement.run()]
-    return runner, refinement, events
+    stored session, as the CLI does: the recorder, the refinement and its events as stored."""
+    recorder = await SessionRecorder.resume(store, session_id)
+    await recorder.emit(FeedbackSubmitted(feedback=feedback))
+    refinement = start_refinement(recorder.state, feedback, **options)
+    events = [await recorder.emit(event) async for event in refinement.run()]
+    return recorder, refinement, events
 
 
 def copy_database(db: Path, folder: Path) -> Path:

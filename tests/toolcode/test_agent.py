@@ -25,7 +25,7 @@ from tui_agent.events import (
     ToolCall,
     ToolResult,
 )
-from tui_agent.recorder import SessionRunner
+from tui_agent.recorder import SessionRecorder
 from tui_agent.session import fold
 from tui_agent.store import Store
 from tui_agent.tools import load_mcp_config
@@ -56,9 +56,9 @@ async def record(settings, mcp, task="Price the kitchen products", **options):
     request = ToolcodeRequest(task=task, mcp_config=mcp.path, **options)
     launch = prepare(request, settings)
     async with await Store.open(settings.db) as store:
-        runner = SessionRunner(store)
-        state = await runner.run(launch.started, launch.events)
-        stored = await store.events(runner.session_id)
+        recorder = SessionRecorder(store)
+        state = await recorder.run(launch.started, launch.events)
+        stored = await store.events(recorder.session_id)
     return state, stored
 
 

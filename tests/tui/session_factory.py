@@ -1,4 +1,4 @@
-"""Sessions for the TUI tests and benchmarks: recorded through a real SessionRunner into a real
+"""Sessions for the TUI tests and benchmarks: recorded through a real SessionRecorder into a real
 SQLite file, or (for snapshots, which need fixed timestamps) appended with fixed `ts` values."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from tui_agent.events import (
     ToolCall,
     ToolResult,
 )
-from tui_agent.recorder import SessionRunner
+from tui_agent.recorder import SessionRecorder
 from tui_agent.session import SessionState
 from tui_agent.store import Store
 
@@ -63,7 +63,7 @@ def started(title: str = "Compute compound interest", kind: str = "codeact") -> 
 
 def codeact_payloads() -> list[Event]:
     """A codeact run: streamed thought, code, a failing then a working execution, items,
-    analysis, LLM calls (one unpriced), final answer. Payloads only: the runner stamps them."""
+    analysis, LLM calls (one unpriced), final answer. Payloads only: the recorder stamps them."""
     return [
         ThoughtDelta(step=1, text="I will compute the "),
         ThoughtDelta(step=1, text="**compound interest** first."),
@@ -123,9 +123,9 @@ async def agent_of(
 
 
 async def record(db_path: Path, first: SessionStarted, payloads: Iterable[Event]) -> SessionState:
-    """Run a real SessionRunner over a test agent into the database at `db_path`."""
+    """Run a real SessionRecorder over a test agent into the database at `db_path`."""
     async with await Store.open(db_path) as store:
-        return await SessionRunner(store).run(first, agent_of(payloads))
+        return await SessionRecorder(store).run(first, agent_of(payloads))
 
 
 def at_fixed_times(
@@ -136,7 +136,7 @@ def at_fixed_times(
     start: float = T0,
     gap: float = 1.5,
 ) -> list[Event]:
-    """The session's events stamped as the runner would, but at `start + i * gap`."""
+    """The session's events stamped as the recorder would, but at `start + i * gap`."""
     events = [first, *payloads, *([end] if end is not None else [])]
     return [
         e.model_copy(update={"session_id": session_id, "seq": i + 1, "ts": start + i * gap})

@@ -1,6 +1,6 @@
 """The app driven by keys against a real SQLite file: home, session screens, replay, palette.
 
-Sessions are recorded by a real SessionRunner over small test agents; assertions look at the
+Sessions are recorded by a real SessionRecorder over small test agents; assertions look at the
 messages the app posted and at what the store holds afterwards.
 """
 
@@ -204,7 +204,7 @@ async def test_quitting_during_a_live_session_records_it_cancelled(db_path: Path
 
 async def test_a_burst_of_events_reaches_the_screen_as_one_frame(db_path: Path) -> None:
     """Events recorded faster than a frame are handed over together, in order, and the
-    screen folds them (as display copies) into a state of its own, the same as the runner's."""
+    screen folds them (as display copies) into a state of its own, the same as the recorder's."""
     messages: list[Message] = []
     hold = asyncio.Event()
     burst = [Log(message=f"line {i}") for i in range(50)]
@@ -214,15 +214,15 @@ async def test_a_burst_of_events_reaches_the_screen_as_one_frame(db_path: Path) 
         await wait_until(pilot, lambda: isinstance(app.screen, SessionScreen))
         screen = app.screen
         assert isinstance(screen, SessionScreen) and screen.live is not None
-        assert screen.state is not screen.live.runner.state
+        assert screen.state is not screen.live.recorder.state
         frames = lambda: posted(messages, EventsReceived)  # noqa: E731
         await wait_until(pilot, lambda: sum(len(m.events) for m in frames()) == 51)
         delivered = [event.seq for m in frames() for event in m.events]
         assert delivered == list(range(1, 52))
         await wait_until(pilot, lambda: screen.shown_seq == 51)
-        assert screen.state.summary() == screen.live.runner.state.summary()
+        assert screen.state.summary() == screen.live.recorder.state.summary()
         before = len(frames())
-        for index in range(20):  # in one go, as a runner's emit_many tells its listeners
+        for index in range(20):  # in one go, as a recorder's emit_many tells its listeners
             screen.post_event(Log(message=f"late {index}", seq=100 + index))
         await wait_until(pilot, lambda: sum(len(m.events) for m in frames()) == 71)
         assert len(frames()) - before <= 2  # the first now, the other 19 with the next frame
@@ -244,12 +244,12 @@ async def test_live_cards_update_in_place_until_the_final_answer(db_path: Path) 
         await wait_until(pilot, lambda: step_card.has_class("-running"))
         assert screen.state.steps[1].running
 
-        # The rest arrives from a second agent run: the same runner keeps recording.
+        # The rest arrives from a second agent run: the same recorder keeps recording.
         remaining = agent_of(payloads[6:])
         live = screen.live
         assert live is not None
         for event in [e async for e in remaining]:
-            await live.runner.emit(event)
+            await live.recorder.emit(event)
         await wait_until(pilot, lambda: screen.state.final_answer is not None)
         await wait_until(pilot, lambda: pane.card_count == 3)
         assert pane.query("StepCard").first() is step_card  # updated, not replaced

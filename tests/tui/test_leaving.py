@@ -2,7 +2,7 @@
 
 A real code session (the real CodeAct agent, the scripted model, bubblewrap) is left right
 after the first event of each kind of each step — popped (what Escape does) or the app exited —
-either from a listener on the session's runner ("recorded": before the screen has it) or as
+either from a listener on the session's recorder ("recorded": before the screen has it) or as
 the screen takes the frame that carries it ("shown"). A scripted agent's session (every kind
 of card, no sandbox: quick) is left 0 to 3 turns of the loop into the frame of each kind. (A
 refinement left midway: test_refine_flow.py; a card mounted as its screen goes:
@@ -98,7 +98,7 @@ a real sandbox per case, so not every way at every point."""
 
 class Leave:
     """Leaves the session's screen (`how`: pop or exit) at the first event `when` picks:
-    once the runner recorded it (`moment` "recorded": at once, from the runner's listeners) or
+    once the recorder recorded it (`moment` "recorded": at once, from the recorder's listeners) or
     while the screen shows the frame that carries it ("shown": the app leaves as its next
     message, as it would on a key pressed then, between the frame's steps)."""
 
@@ -122,7 +122,7 @@ class Leave:
         self.at: Event | None = None
 
     def recorded(self, event: Event, _state: SessionState) -> None:
-        """A runner listener."""
+        """A recorder listener."""
         if self.moment == "recorded" and self._picks(event):
             self._leave()
 
@@ -196,13 +196,13 @@ async def live_and_left(
         screen = app.screen
         assert isinstance(screen, SessionScreen) and screen.live is not None
         live = screen.live
-        live.runner.listeners.append(leave.recorded)
+        live.recorder.listeners.append(leave.recorded)
         await asyncio.wait_for(leave.left.wait(), WAIT)
         if leave.how == "pop":
             await wait_until(pilot, lambda: not screen.is_attached)
             await wait_until(pilot, lambda: live.worker.is_finished, WAIT)
             await pilot.pause()
-    return live.runner.session_id, worker_failures(messages)
+    return live.recorder.session_id, worker_failures(messages)
 
 
 def recorded_whole(events: list[Event], kinds: list[str] | None = None) -> SessionState:

@@ -26,7 +26,7 @@ from tui_agent.events import (
     SessionStarted,
     Thought,
 )
-from tui_agent.recorder import SessionRunner
+from tui_agent.recorder import SessionRecorder
 from tui_agent.session import fold
 from tui_agent.store import JsonlError, Store, StoreError, read_jsonl
 
@@ -43,10 +43,10 @@ async def agent(items: list[Any]) -> AsyncIterator[Event]:
     yield FeedbackSubmitted(feedback=[FieldFeedback(field="price", issue="wrong", notes="€")])
 
 
-async def record(store: Store, items: list[Any], session_id: str = SID) -> SessionRunner:
-    runner = SessionRunner(store, session_id)
-    await runner.run(SessionStarted(kind="scrape", title="listings", model="m"), agent(items))
-    return runner
+async def record(store: Store, items: list[Any], session_id: str = SID) -> SessionRecorder:
+    recorder = SessionRecorder(store, session_id)
+    await recorder.run(SessionStarted(kind="scrape", title="listings", model="m"), agent(items))
+    return recorder
 
 
 def db_rows(db: Path) -> dict[str, list[tuple[Any, ...]]]:
@@ -70,21 +70,21 @@ ITEMS = [
 async def test_export_import_export_is_byte_identical(tmp_path: Path) -> None:
     first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
     async with await Store.open(tmp_path / "a.db") as a:
-        runner = await record(a, ITEMS)
-        assert await a.export_jsonl(SID, first) == runner.state.event_count
+        recorder = await record(a, ITEMS)
+        assert await a.export_jsonl(SID, first) == recorder.state.event_count
         original = await a.events(SID)
         original_summaries = await a.list_sessions()
     async with await Store.open(tmp_path / "b.db") as b:
         assert await b.import_jsonl(first) == SID
-        assert await b.export_jsonl(SID, second) == runner.state.event_count
+        assert await b.export_jsonl(SID, second) == recorder.state.event_count
         imported = await b.events(SID)
         assert await b.list_sessions() == original_summaries
-        assert await b.items(SID) == runner.state.items
-        assert await b.feedback(SID) == runner.state.feedback
+        assert await b.items(SID) == recorder.state.items
+        assert await b.feedback(SID) == recorder.state.feedback
     assert second.read_bytes() == first.read_bytes()
     assert first.read_text(encoding="utf-8").splitlines() == [e.model_dump_json() for e in original]
     assert imported == original
-    assert fold(imported) == fold(original) == runner.state
+    assert fold(imported) == fold(original) == recorder.state
     assert db_rows(tmp_path / "b.db") == db_rows(tmp_path / "a.db")
 
 
@@ -119,7 +119,7 @@ def test_round_trip_of_any_json_items(items: list[Any]) -> None:
 
 async def test_importing_an_existing_session_is_refused(tmp_path: Path) -> None:
     async with await Store.open(tmp_path / "a.db") as a:
-        runner = await record(a, ITEMS)
+        recorder = await record(a, ITEMS)
         await a.export_jsonl(SID, tmp_path / "s.jsonl")
         before = db_rows(a.path)
         with pytest.raises(StoreError) as info:
@@ -129,15 +129,15 @@ async def test_importing_an_existing_session_is_refused(tmp_path: Path) -> None:
             f"(`tui-agent sessions delete {SID}`)"
         )
         assert db_rows(a.path) == before
-        assert await a.state(SID) == runner.state
+        assert await a.state(SID) == recorder.state
 
 
 async def test_export_replaces_the_target_and_fails_cleanly(tmp_path: Path) -> None:
     target = tmp_path / "out.jsonl"
     target.write_text("old contents\n")
     async with await Store.open(tmp_path / "a.db") as a:
-        runner = await record(a, ITEMS)
-        assert await a.export_jsonl(SID, target) == runner.state.event_count
+        recorder = await record(a, ITEMS)
+        assert await a.export_jsonl(SID, target) == recorder.state.event_count
         assert read_jsonl(target) == await a.events(SID)
         with pytest.raises(StoreError) as info:
             await a.export_jsonl(SID, tmp_path / "missing" / "out.jsonl")

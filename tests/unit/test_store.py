@@ -33,7 +33,7 @@ from tui_agent.events import (
     ToolCall,
     ToolResult,
 )
-from tui_agent.recorder import SessionRunner
+from tui_agent.recorder import SessionRecorder
 from tui_agent.session import SessionState, SessionSummary, fold
 from tui_agent.store import SCHEMA_VERSION, SessionNotFound, Store, StoreError
 from tui_agent.store.migrations import APPLICATION_ID, MIGRATIONS, apply_migrations
@@ -85,12 +85,12 @@ async def sample_agent(steps: int = 3) -> AsyncIterator[Event]:
 
 async def record(
     store: Store, session_id: str | None = None, title: str = "sample", steps: int = 3
-) -> tuple[SessionRunner, list[Event]]:
-    """Run `sample_agent` through a SessionRunner; returns it and the events it stamped."""
+) -> tuple[SessionRecorder, list[Event]]:
+    """Run `sample_agent` through a SessionRecorder; returns it and the events it stamped."""
     stamped: list[Event] = []
-    runner = SessionRunner(store, session_id, listeners=[lambda e, _s: stamped.append(e)])
-    await runner.run(SessionStarted(kind="codeact", title=title, model="m"), sample_agent(steps))
-    return runner, stamped
+    recorder = SessionRecorder(store, session_id, listeners=[lambda e, _s: stamped.append(e)])
+    await recorder.run(SessionStarted(kind="codeact", title=title, model="m"), sample_agent(steps))
+    return recorder, stamped
 
 
 def table_counts(db: Path, session_id: str) -> dict[str, int]:
@@ -105,7 +105,7 @@ def table_counts(db: Path, session_id: str) -> dict[str, int]:
 
 
 def stamped_burst(session_id: str, payloads: list[Event]) -> list[tuple[Event, SessionSummary]]:
-    """`payloads` stamped as SessionRunner stamps them, each with the summary it would pass."""
+    """`payloads` stamped as SessionRecorder stamps them, each with the summary it would pass."""
     state, out = SessionState(), []
     for seq, payload in enumerate(payloads, start=1):
         event = payload.model_copy(update={"session_id": session_id, "seq": seq})
@@ -157,9 +157,9 @@ async def test_open_creates_a_migrated_wal_database(tmp_path: Path) -> None:
 
 
 async def test_a_recorded_session_reads_back_as_recorded(store: Store) -> None:
-    runner, stamped = await record(store)
-    sid = runner.session_id
-    state = runner.state
+    recorder, stamped = await record(store)
+    sid = recorder.session_id
+    state = recorder.state
 
     assert await store.events(sid) == stamped
     assert await store.events(sid, after_seq=10) == stamped[10:]
@@ -185,8 +185,8 @@ async def test_a_recorded_session_reads_back_as_recorded(store: Store) -> None:
 
 
 async def test_items_are_paged_by_offset_and_limit(store: Store) -> None:
-    runner, _ = await record(store, steps=5)
-    sid, items = runner.session_id, runner.state.items
+    recorder, _ = await record(store, steps=5)
+    sid, items = recorder.session_id, recorder.state.items
     assert await store.items(sid, offset=3, limit=5) == items[3:8]
     assert await store.items(sid, offset=len(items) - 2) == items[-2:]
     assert await store.items(sid, offset=len(items)) == []
@@ -206,14 +206,14 @@ async def test_append_without_summary_folds_the_stored_events(store: Store) -> N
 
 
 async def test_a_seq_gap_or_repeat_is_refused_and_writes_nothing(store: Store) -> None:
-    runner, stamped = await record(store)
-    sid = runner.session_id
+    recorder, stamped = await record(store)
+    sid = recorder.session_id
     before = table_counts(store.path, sid)
     last = stamped[-1].seq
     for seq in (last + 2, last, 1):
         bad = ItemsExtracted(items=[{"x": 1}], session_id=sid, seq=seq)
         with pytest.raises(StoreError) as info:
-            await store.append(bad, runner.state.summary())
+            await store.append(bad, recorder.state.summary())
         assert str(info.value) == (
             f"cannot append event {seq} to session {sid}: its last event is {last} "
             "(seqs are gap-free)"
@@ -228,20 +228,20 @@ async def test_a_seq_gap_or_repeat_is_refused_and_writes_nothing(store: Store) -
 async def test_append_refuses_unstamped_events_and_foreign_summaries(store: Store) -> None:
     with pytest.raises(StoreError, match="without a session_id"):
         await store.append(SessionStarted(kind="exec", title="x", seq=1))
-    runner, _ = await record(store)
+    recorder, _ = await record(store)
     event = Thought(step=9, text="x", session_id="another00000", seq=1)
     with pytest.raises(StoreError, match="summary of session"):
-        await store.append(event, runner.state.summary())
+        await store.append(event, recorder.state.summary())
 
 
 async def test_concurrent_runners_on_one_store_keep_their_streams_apart(store: Store) -> None:
     before = wal_commits(store.path)
     results = await asyncio.gather(*(record(store, title=f"s{i}", steps=3) for i in range(4)))
-    for runner, stamped in results:
-        assert await store.events(runner.session_id) == stamped
-        assert await store.items(runner.session_id) == runner.state.items
+    for recorder, stamped in results:
+        assert await store.events(recorder.session_id) == stamped
+        assert await store.items(recorder.session_id) == recorder.state.items
     assert len(await store.list_sessions()) == 4
-    # Appends made while a commit ran shared the next one (each runner awaits its own).
+    # Appends made while a commit ran shared the next one (each recorder awaits its own).
     appended = sum(len(stamped) for _, stamped in results)
     assert wal_commits(store.path) - before <= appended // 2
 
@@ -307,8 +307,8 @@ async def test_an_old_database_keeps_its_running_sessions_as_they_were(tmp_path:
 
 
 async def test_a_cancelled_append_is_still_recorded(store: Store) -> None:
-    runner, _ = await record(store)
-    sid, seq = runner.session_id, runner.state.last_seq
+    recorder, _ = await record(store)
+    sid, seq = recorder.session_id, recorder.state.last_seq
     items = ItemsExtracted(items=[{"late": True}], session_id=sid, seq=seq + 1)
     task = asyncio.create_task(store.append(items))
     await asyncio.sleep(0)  # the append is under way
@@ -394,12 +394,12 @@ async def test_delete_removes_every_row_of_that_session_only(store: Store) -> No
 
 
 async def test_feedback_appended_to_a_finished_session(store: Store) -> None:
-    runner, _ = await record(store)
-    resumed = await SessionRunner.resume(store, runner.session_id)
+    recorder, _ = await record(store)
+    resumed = await SessionRecorder.resume(store, recorder.session_id)
     extra = FieldFeedback(field="tags", issue="partial")
     await resumed.emit(FeedbackSubmitted(feedback=[extra]))
-    feedback = await store.feedback(runner.session_id)
-    assert feedback == [*runner.state.feedback, extra]
+    feedback = await store.feedback(recorder.session_id)
+    assert feedback == [*recorder.state.feedback, extra]
     assert (await store.list_sessions())[0] == resumed.state.summary()
 
 
@@ -462,7 +462,7 @@ async def test_a_corrupt_database_is_refused_in_one_line(tmp_path: Path) -> None
 async def test_a_database_from_a_newer_tui_agent_is_refused_untouched(tmp_path: Path) -> None:
     path = tmp_path / "sessions.db"
     async with await Store.open(path) as store:
-        runner, _ = await record(store)
+        recorder, _ = await record(store)
     with sqlite3.connect(path) as conn:
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     conn.close()
@@ -475,7 +475,9 @@ async def test_a_database_from_a_newer_tui_agent_is_refused_untouched(tmp_path: 
     )
     assert digest(path) == before
     with sqlite3.connect(path) as conn:
-        assert conn.execute("SELECT count(*) FROM events").fetchone()[0] == runner.state.event_count
+        assert (
+            conn.execute("SELECT count(*) FROM events").fetchone()[0] == recorder.state.event_count
+        )
     conn.close()
 
 
@@ -488,8 +490,8 @@ async def test_an_empty_file_is_migrated_to_the_current_schema(tmp_path: Path) -
     path = tmp_path / "sessions.db"
     path.touch()
     async with await Store.open(path) as store:
-        runner, _ = await record(store)
-        assert await store.state(runner.session_id) == runner.state
+        recorder, _ = await record(store)
+        assert await store.state(recorder.session_id) == recorder.state
     with sqlite3.connect(path) as conn:
         assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
     conn.close()
@@ -498,12 +500,12 @@ async def test_an_empty_file_is_migrated_to_the_current_schema(tmp_path: Path) -
 async def test_an_older_database_is_upgraded_keeping_its_data(tmp_path: Path) -> None:
     path = tmp_path / "sessions.db"
     async with await Store.open(path) as store:
-        runner, _ = await record(store)
+        recorder, _ = await record(store)
     async with aiosqlite.connect(path, isolation_level=None) as conn:
         assert await apply_migrations(conn, [*MIGRATIONS, _V2]) == SCHEMA_VERSION
         assert await apply_migrations(conn, [*MIGRATIONS, _V2]) == SCHEMA_VERSION + 1  # no-op
         rows = await conn.execute_fetchall("SELECT id, pinned FROM sessions")
-    assert list(rows) == [(runner.session_id, 0)]
+    assert list(rows) == [(recorder.session_id, 0)]
     with sqlite3.connect(path) as conn:
         assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION + 1,)
     conn.close()
@@ -515,7 +517,7 @@ async def test_an_older_database_is_upgraded_keeping_its_data(tmp_path: Path) ->
 async def test_a_failing_migration_changes_nothing(tmp_path: Path) -> None:
     path = tmp_path / "sessions.db"
     async with await Store.open(path) as store:
-        runner, _ = await record(store)
+        recorder, _ = await record(store)
     broken = (*_V2, "INSERT INTO no_such_table VALUES (1)")
     async with aiosqlite.connect(path, isolation_level=None) as conn:
         with pytest.raises(sqlite3.OperationalError, match="no such table"):
@@ -523,5 +525,5 @@ async def test_a_failing_migration_changes_nothing(tmp_path: Path) -> None:
         columns = [r[1] for r in await conn.execute_fetchall("PRAGMA table_info(sessions)")]
     assert "pinned" not in columns
     async with await Store.open(path) as store:
-        state: SessionState = await store.state(runner.session_id)
-    assert state == runner.state
+        state: SessionState = await store.state(recorder.session_id)
+    assert state == recorder.state

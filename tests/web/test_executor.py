@@ -17,7 +17,7 @@ from support.requirements import require_chromium
 from tui_agent.agents.recipe_run import recipe_started, run_recipe
 from tui_agent.demo_site import FIELDS
 from tui_agent.events import Error, ItemsExtracted, Log, SessionEnded, ToolResult
-from tui_agent.recorder import SessionRunner
+from tui_agent.recorder import SessionRecorder
 from tui_agent.store import Store
 from tui_agent.web.recipe import load_recipe, parse_recipe
 
@@ -529,16 +529,16 @@ async def test_cancelling_a_run_keeps_its_items_and_closes_chromium(demo_site, t
             if len(state.items) == 3:
                 three.set()
 
-        runner = SessionRunner(store, listeners=[listen])
+        recorder = SessionRecorder(store, listeners=[listen])
         agent = run_recipe(recipe, url)
-        task = asyncio.create_task(runner.run(recipe_started(recipe, url), agent))
+        task = asyncio.create_task(recorder.run(recipe_started(recipe, url), agent))
         await three.wait()
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-        # The runner may stop between two events: closing the stream closes its browser.
+        # The recorder may stop between two events: closing the stream closes its browser.
         await agent.aclose()
-        state = await store.state(runner.session_id)
+        state = await store.state(recorder.session_id)
     assert (state.status, state.stopped_reason) == ("cancelled", "cancelled")
     assert [as_truth(i) for i in state.items] == demo_site.ground_truth("panel")[:3]
     assert chromium_processes() <= before

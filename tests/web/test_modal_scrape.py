@@ -19,7 +19,7 @@ from support.sessions import launched
 from tui_agent.agents.requests import ScrapeRequest
 from tui_agent.config import Settings
 from tui_agent.demo_site import FIELDS
-from tui_agent.recorder import SessionRunner
+from tui_agent.recorder import SessionRecorder
 from tui_agent.store import Store
 from tui_agent.web.plan import parse_strategy
 
@@ -61,7 +61,7 @@ async def test_auto_planner_and_model_recipe_close_the_modal_after_each_item(tmp
             planner="auto",
         )  # fmt: skip
         async with await Store.open(settings.db) as store:
-            state = await SessionRunner(store).run(launch.started, launch.events)
+            state = await SessionRecorder(store).run(launch.started, launch.events)
         assert model.remaining == 0
         planner_prompt = model.requests[0].messages[-1]["content"]
     assert state.status == "completed", [e.message for e in state.errors]

@@ -88,7 +88,7 @@ async def test_a_correct_selector_fixes_the_field_with_no_model_call(tmp_path, d
         assert prices(before.items) == [None] * MAX_ITEMS
 
         feedback = [FieldFeedback(field="price", issue="missing", correct_selector=".field-price")]
-        runner, refinement, events = await refine_stored(
+        recorder, refinement, events = await refine_stored(
             store, session_id, feedback, settings=settings, llm=None
         )
         assert isinstance(refinement, RecipeRefinement)
@@ -123,8 +123,8 @@ async def test_a_correct_selector_fixes_the_field_with_no_model_call(tmp_path, d
         assert prices((await store.state(session_id)).items) == [None] * MAX_ITEMS
 
         decided = [
-            await runner.emit(e)
-            async for e in decide(runner.state, "recipe", 2, True, settings=settings)
+            await recorder.emit(e)
+            async for e in decide(recorder.state, "recipe", 2, True, settings=settings)
         ]
         replaced = [e for e in decided if isinstance(e, ItemsExtracted)]
         assert [(e.replace, len(e.items)) for e in replaced] == [(True, MAX_ITEMS)]

@@ -13,7 +13,7 @@ from tui_agent.config import Settings
 from tui_agent.errors import UserError
 from tui_agent.events import Event, dump_event
 from tui_agent.printer import EventPrinter
-from tui_agent.recorder import SessionRunner
+from tui_agent.recorder import SessionRecorder
 from tui_agent.session import SessionState
 from tui_agent.store import Store
 from tui_agent.terminal_text import terminal_json, visible
@@ -180,8 +180,8 @@ def record_launch(settings: Settings, launch: Launch, output: Output) -> int:
 
     async def go() -> int:
         async with await open_store(settings) as store:
-            runner = SessionRunner(store, launch.session_id, listeners=[listener])
-            state = await runner.run(launch.started, launch.events)
+            recorder = SessionRecorder(store, launch.session_id, listeners=[listener])
+            state = await recorder.run(launch.started, launch.events)
         if output == "headless" and state.status != "completed":
             say(f"tui-agent: session {state.status}: {failure_reason(state)}", err=True)
         return 0 if state.status == "completed" else 1

@@ -31,7 +31,7 @@ from tui_agent.events import (
     dump_event,
 )
 from tui_agent.printer import EventPrinter, TerminalConsole
-from tui_agent.recorder import SessionRunner
+from tui_agent.recorder import SessionRecorder
 from tui_agent.session import SessionState
 from tui_agent.session_questions import candidate_awaiting_decision
 from tui_agent.store import StoreError
@@ -148,42 +148,42 @@ async def _refine(
         except StoreError as exc:
             raise UsageError(str(exc)) from None
         imported_from = await store.imported_from(session_id)
-        runner = await SessionRunner.resume(store, session_id)
+        recorder = await SessionRecorder.resume(store, session_id)
         if request is None:
-            candidate = candidate_awaiting_decision(runner.state)
+            candidate = candidate_awaiting_decision(recorder.state)
             if candidate is None:
                 raise UsageError(f"session {session_id} has no candidate waiting for a decision")
             run_with = None
             if args.decision:
                 run_with = run_settings(
-                    runner.state, imported_from=imported_from, allowed=allowances(args, settings)
+                    recorder.state, imported_from=imported_from, allowed=allowances(args, settings)
                 )
                 plan = rerun_plan(
-                    runner.state, candidate.name, candidate.version, settings, run_with
+                    recorder.state, candidate.name, candidate.version, settings, run_with
                 )
                 if plan is not None:
                     approve(console, plan, args.trust)
-            runner.listeners.append(_listener(json_output))
-            return await _decide(runner, candidate, args.decision, settings, reason, run_with)
+            recorder.listeners.append(_listener(json_output))
+            return await _decide(recorder, candidate, args.decision, settings, reason, run_with)
         feedback = request.feedback()
-        check_field(runner.state, feedback.field)
+        check_field(recorder.state, feedback.field)
         llm, llm_error = configured_model(settings)
         limits = {} if request.max_attempts is None else {"max_attempts": request.max_attempts}
         run_with = run_settings(
-            runner.state, imported_from=imported_from, allowed=allowances(args, settings)
+            recorder.state, imported_from=imported_from, allowed=allowances(args, settings)
         )
         try:
             refinement = start_refinement(
-                runner.state, [feedback], settings=settings, llm=llm, run=run_with, **limits
+                recorder.state, [feedback], settings=settings, llm=llm, run=run_with, **limits
             )
         except RefinementError as exc:
             raise UsageError(f"{exc} ({llm_error})" if llm_error else str(exc)) from None
         if run_with.imported:
-            approve(console, refinement.plan(runner.state, settings), args.trust)
-        runner.listeners.append(_listener(json_output))
-        await runner.emit(FeedbackSubmitted(feedback=[feedback]))
+            approve(console, refinement.plan(recorder.state, settings), args.trust)
+        recorder.listeners.append(_listener(json_output))
+        await recorder.emit(FeedbackSubmitted(feedback=[feedback]))
         async for event in refinement.run():
-            await runner.emit(event)
+            await recorder.emit(event)
         outcome = refinement.outcome
         assert outcome is not None
         if outcome.candidate is None:
@@ -192,9 +192,9 @@ async def _refine(
                 f"no attempt improved {feedback.field}{why}", style="bold red", soft_wrap=True
             )
             return 1
-        candidate = runner.state.artifact(outcome.candidate.name, outcome.candidate.version)
+        candidate = recorder.state.artifact(outcome.candidate.name, outcome.candidate.version)
         assert candidate is not None
-        _show_diff(console, runner.state, candidate)
+        _show_diff(console, recorder.state, candidate)
         decision = args.decision
         if decision is None and sys.stdin.isatty():
             decision = _ask(console, candidate)
@@ -205,7 +205,7 @@ async def _refine(
                 soft_wrap=True,
             )
             return 0
-        return await _decide(runner, candidate, decision, settings, reason, run_with)
+        return await _decide(recorder, candidate, decision, settings, reason, run_with)
 
 
 def _listener(json_output: bool) -> Any:
@@ -242,7 +242,7 @@ def _ask(console: Console, candidate: Artifact) -> bool:
 
 
 async def _decide(
-    runner: SessionRunner,
+    recorder: SessionRecorder,
     candidate: Artifact,
     accepted: bool,
     settings: Settings,
@@ -256,8 +256,8 @@ async def _decide(
     refreshed = False
     name, version = candidate.name, candidate.version
     async for event in decide(
-        runner.state, name, version, accepted, settings=settings, reason=reason, run=run_with
+        recorder.state, name, version, accepted, settings=settings, reason=reason, run=run_with
     ):
-        await runner.emit(event)
+        await recorder.emit(event)
         refreshed = refreshed or isinstance(event, ItemsExtracted)
     return 1 if accepted and not refreshed else 0

@@ -126,7 +126,7 @@ class Store:
         Committed before this returns (durable against the process being killed right
         after), in a transaction it may share with appends made meanwhile. Without `summary`,
         the session's stored events plus this one are re-read and folded to make it, which
-        costs O(session length) per call: bulk writers pass the summary (as SessionRunner
+        costs O(session length) per call: bulk writers pass the summary (as SessionRecorder
         does) or use `import_jsonl`. Seqs must run on without gaps: a gap or a repeat is
         refused. The first append to a running session records this process as its owner
         (owners.py); its SessionEnded forgets the owners.

@@ -19,7 +19,7 @@ from tui_agent.agents.launch import Launch
 from tui_agent.config import Settings, load_settings
 from tui_agent.errors import UserError
 from tui_agent.events import Event, SessionStarted
-from tui_agent.recorder import SessionRunner
+from tui_agent.recorder import SessionRecorder
 from tui_agent.sandbox.choose import prewarm_fresh_workspace
 from tui_agent.session import SessionState, fold
 from tui_agent.store import Store
@@ -158,14 +158,14 @@ class TuiAgentApp(App[None]):
         self, started: SessionStarted, agent: AsyncIterator[Event], session_id: str | None
     ) -> None:
         assert self.store is not None
-        runner = SessionRunner(self.store, session_id)
+        recorder = SessionRecorder(self.store, session_id)
         worker: Worker[SessionState] = self.run_worker(
-            runner.run(started, agent),
-            name=f"session {runner.session_id}",
+            recorder.run(started, agent),
+            name=f"session {recorder.session_id}",
             group=SESSION_WORKERS,
             exit_on_error=False,
         )
-        screen = SessionScreen.live_session(self.store, LiveRun(runner, worker), clock=self.clock)
+        screen = SessionScreen.live_session(self.store, LiveRun(recorder, worker), clock=self.clock)
         self.push_screen(screen)
 
     async def show_session(self, id_or_prefix: str, mode: str) -> None:

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 
 class EventsReceived(Message):
-    """The events a session's runner recorded within one frame, in order (display copies:
+    """The events a session's recorder recorded within one frame, in order (display copies:
     the screen folds them into the state it shows)."""
 
     def __init__(self, events: list[Event]) -> None:

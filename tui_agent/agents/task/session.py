@@ -1,7 +1,7 @@
 """The run of a task or workflow session (prepared by `tui_agent.agents.launch.task`).
 
 A `TaskSession` runs its nodes in turn, the context flowing through them; its `events()` are
-what the SessionRunner records, and its `context` is the updated context once they are
+what the SessionRecorder records, and its `context` is the updated context once they are
 exhausted (secrets in clear, for the caller to save; `secrets` masks it for printing). Every
 event it yields is masked by the secrets learned from the context (module
 `tui_agent.redaction`): what is recorded, shown or exported never holds them.

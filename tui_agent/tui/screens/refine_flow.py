@@ -1,7 +1,7 @@
 """The refine side of the session screen: refine with the last feedback, review, decide.
 
 `r` refines the session with its last feedback in a worker (its events stream into the pane
-through a SessionRunner, as any other event), and the candidate it ends with is reviewed in
+through a SessionRecorder, as any other event), and the candidate it ends with is reviewed in
 the DiffScreen and accepted or rejected (`d` reopens it); the decision is recorded, and an
 accepted version re-run, in a worker too. `r` says what it will run (the model, the sandbox
 or Chromium) and asks first when that feedback was already acted on. An imported session's
@@ -42,7 +42,7 @@ from tui_agent.events import (
     RefinementProgress,
     VersionDecided,
 )
-from tui_agent.recorder import SessionRunner
+from tui_agent.recorder import SessionRecorder
 from tui_agent.session import SessionState
 from tui_agent.session_questions import candidate_awaiting_decision
 from tui_agent.tui.messages import RefinementFinished, VersionDecisionRecorded
@@ -98,7 +98,7 @@ def refine_plan(state: SessionState, feedback: list[FieldFeedback], settings: Se
 
 class RefineFlow:
     """The refine actions of SessionScreen (mixed into it: they use its state, its pending
-    feedback and the runner that appends to the session)."""
+    feedback and the recorder that appends to the session)."""
 
     @property
     def settings(self: SessionScreen) -> Settings:
@@ -140,35 +140,37 @@ class RefineFlow:
         self.refresh_bindings()
 
     async def _refine(self: SessionScreen) -> None:
-        runner = await self.runner()
-        if self._pending and not await self._submit(runner):
+        recorder = await self.recorder()
+        if self._pending and not await self._submit(recorder):
             return
-        feedback = latest_feedback(runner.state)
+        feedback = latest_feedback(recorder.state)
         llm, problem = configured_model(self.settings)
         try:
-            run = await self._run_settings(runner.state)
+            run = await self._run_settings(recorder.state)
             refinement = start_refinement(
-                runner.state, feedback, settings=self.settings, llm=llm, run=run
+                recorder.state, feedback, settings=self.settings, llm=llm, run=run
             )
         except RefinementError as error:
             why = f"{error} ({problem})" if problem else str(error)
             self.notify(why, severity="error", timeout=10, markup=False)
             return
-        if run.imported and not await self._approved(refinement.plan(runner.state, self.settings)):
+        if run.imported and not await self._approved(
+            refinement.plan(recorder.state, self.settings)
+        ):
             return
-        plan = refine_plan(runner.state, feedback, self.settings)
+        plan = refine_plan(recorder.state, feedback, self.settings)
         self.notify(f"{plan} The attempts follow here.", markup=False)
-        finished = await self._record(runner, refinement.run(), "refinement")
+        finished = await self._record(recorder, refinement.run(), "refinement")
         outcome = refinement.outcome
         if not finished or outcome is None:
             return
         candidate: Artifact | None = None
         if outcome.candidate is not None:  # as recorded (stamped), for the diff
-            candidate = runner.state.artifact(outcome.candidate.name, outcome.candidate.version)
-        message = outcome_note(runner.state, candidate) if candidate else outcome.error or ""
+            candidate = recorder.state.artifact(outcome.candidate.name, outcome.candidate.version)
+        message = outcome_note(recorder.state, candidate) if candidate else outcome.error or ""
         self.post_message(RefinementFinished(self.session_id, candidate, message))
         if candidate is not None:
-            self.review(candidate, runner.state)
+            self.review(candidate, recorder.state)
         else:
             self.notify(message or "No attempt improved the fields.", severity="warning")
 
@@ -189,7 +191,10 @@ class RefineFlow:
         return False
 
     async def _record(
-        self: SessionScreen, runner: SessionRunner, events: AsyncGenerator[Event, None], what: str
+        self: SessionScreen,
+        recorder: SessionRecorder,
+        events: AsyncGenerator[Event, None],
+        what: str,
     ) -> bool:
         """Record every event of `events`; False when it stopped early (recorded as such).
 
@@ -198,17 +203,17 @@ class RefineFlow:
         """
         try:
             async for event in events:
-                await runner.emit(event)
+                await recorder.emit(event)
         except asyncio.CancelledError:
             stopped = Log(level="warning", message=f"The {what} was cancelled.")
-            await asyncio.shield(runner.emit(stopped))
+            await asyncio.shield(recorder.emit(stopped))
             raise
         except RefinementError as error:  # nothing to do: said once, not recorded
             self.notify(str(error), severity="error", timeout=10, markup=False)
             return False
         except Exception as exc:  # a fault in the agent: recorded and shown, never lost
             message = str(exc) or type(exc).__name__
-            await runner.emit(Error(message=message, kind=type(exc).__name__))
+            await recorder.emit(Error(message=message, kind=type(exc).__name__))
             self.notify(f"The {what} stopped: {message}", severity="error", markup=False)
             return False
         finally:
@@ -249,20 +254,20 @@ class RefineFlow:
     async def decide(self: SessionScreen, candidate: Artifact, decision: Decision) -> None:
         """Record the decision on `candidate` (with its reason); on accept the re-run
         refreshes the table (an imported session's after the user approved what it runs)."""
-        runner = await self.runner()
+        recorder = await self.recorder()
         name, version, accepted = candidate.name, candidate.version, decision.accepted
         run = None
         if accepted:
             try:
-                run = await self._run_settings(runner.state)
-                plan = rerun_plan(runner.state, name, version, self.settings, run)
+                run = await self._run_settings(recorder.state)
+                plan = rerun_plan(recorder.state, name, version, self.settings, run)
             except RefinementError as error:
                 self.notify(str(error), severity="error", timeout=10, markup=False)
                 return
             if plan is not None and not await self._approved(plan):
                 return
         events = decide(
-            runner.state,
+            recorder.state,
             name,
             version,
             accepted,
@@ -270,11 +275,11 @@ class RefineFlow:
             reason=decision.reason,
             run=run,
         )
-        finished = await self._record(runner, events, "re-run")
+        finished = await self._record(recorder, events, "re-run")
         decision = next(
             (
                 e
-                for e in reversed(runner.state.timeline)
+                for e in reversed(recorder.state.timeline)
                 if isinstance(e, VersionDecided) and (e.name, e.version) == (name, version)
             ),
             None,

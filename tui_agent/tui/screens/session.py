@@ -1,16 +1,16 @@
 """The session screen: stream pane, items table and status line over one SessionState.
 
-Live, the app's worker runs a SessionRunner whose listener hands each event here; the events
+Live, the app's worker runs a SessionRecorder whose listener hands each event here; the events
 of one frame reach the screen as one `EventsReceived`, so the widgets catch up at most once
 per FRAME however fast the agent goes. A stored session is shown as `fold(events)`. What a
 screen shows is always a fold of display copies (`visible_event`: a control in a session's
 text is drawn, never sent to the terminal), so live it folds the events into a state of its
-own rather than show the runner's. Feedback collected on the items table is recorded as one
-FeedbackSubmitted event through a SessionRunner; `r` then refines the session with it and
+own rather than show the recorder's. Feedback collected on the items table is recorded as one
+FeedbackSubmitted event through a SessionRecorder; `r` then refines the session with it and
 `d` reviews the candidate (the refine flow, in refine_flow.py).
 Escape on a running session asks before cancelling it; `p` shows the strategy and recipe.
 
-A screen listens to the runners of its session itself (the live one, and those that append
+A screen listens to the recorders of its session itself (the live one, and those that append
 feedback, refinements and decisions) and closes its feeds as it starts to go: it stops
 listening and cancels its workers (a refinement records that it was cancelled), so nothing
 updates it once it is leaving; what was already on its way stops at the mount guard
@@ -37,7 +37,7 @@ from textual.worker import Worker
 from tui_agent.analysis.models import FieldDefinition, FieldFeedback
 from tui_agent.events import Artifact, Event, FeedbackSubmitted
 from tui_agent.formatting import clipped
-from tui_agent.recorder import SessionRunner
+from tui_agent.recorder import SessionRecorder
 from tui_agent.session import SessionState
 from tui_agent.session_questions import candidate_awaiting_decision
 from tui_agent.store import Store, StoreError
@@ -65,9 +65,9 @@ from tui_agent.tui.widgets.stream_pane import StreamPane
 
 @dataclass
 class LiveRun:
-    """The runner recording a live session and the worker driving it."""
+    """The recorder recording a live session and the worker driving it."""
 
-    runner: SessionRunner
+    recorder: SessionRecorder
     worker: Worker[SessionState]
 
     @property
@@ -96,7 +96,7 @@ def title_line(
 
 
 class SessionScreen(RefineFlow, Screen[None]):
-    """One session: live (fed by its runner) or stored (folded from its events)."""
+    """One session: live (fed by its recorder) or stored (folded from its events)."""
 
     BINDINGS = [
         Binding(
@@ -168,18 +168,18 @@ class SessionScreen(RefineFlow, Screen[None]):
         self._next_frame = 0.0
         self.shown_seq = 0
         """The `seq` of the last event the widgets show (a frame may still be on its way)."""
-        self._feeds: list[SessionRunner] = []
-        """The runners this screen listens to, until it closes its feeds."""
+        self._feeds: list[SessionRecorder] = []
+        """The recorders this screen listens to, until it closes its feeds."""
         if live is not None:
-            self._listen(live.runner)
+            self._listen(live.recorder)
 
     @classmethod
     def live_session(
         cls, store: Store, live: LiveRun, *, clock: Callable[[], float]
     ) -> SessionScreen:
-        """A screen fed by `live.runner` (it listens from now on: before the runner's first
+        """A screen fed by `live.recorder` (it listens from now on: before the recorder's first
         event)."""
-        return cls(store, SessionState(session_id=live.runner.session_id), clock=clock, live=live)
+        return cls(store, SessionState(session_id=live.recorder.session_id), clock=clock, live=live)
 
     @property
     def session_id(self) -> str:
@@ -217,17 +217,17 @@ class SessionScreen(RefineFlow, Screen[None]):
         self.query_one(StreamPane).focus()
         self.post_message(SessionOpened(self.session_id, self.mode))
 
-    def _listen(self, runner: SessionRunner) -> SessionRunner:
-        """Show what `runner` records (until this screen closes its feeds)."""
-        runner.listeners.append(self.post_event)
-        self._feeds.append(runner)
-        return runner
+    def _listen(self, recorder: SessionRecorder) -> SessionRecorder:
+        """Show what `recorder` records (until this screen closes its feeds)."""
+        recorder.listeners.append(self.post_event)
+        self._feeds.append(recorder)
+        return recorder
 
     def _close_feeds(self) -> None:
-        """Stop everything that updates this screen: stop listening to its runners, drop
+        """Stop everything that updates this screen: stop listening to its recorders, drop
         the frame on its way and cancel the workers it runs (refinements, decisions)."""
-        for runner in self._feeds:
-            runner.listeners.remove(self.post_event)
+        for recorder in self._feeds:
+            recorder.listeners.remove(self.post_event)
         self._feeds.clear()
         if self._frame_timer is not None:
             self._frame_timer.stop()
@@ -244,7 +244,7 @@ class SessionScreen(RefineFlow, Screen[None]):
         self._close_feeds()
 
     def post_event(self, event: Event, _state: SessionState | None = None) -> None:
-        """A SessionRunner listener: one recorded event (the runner's state is not shown).
+        """A SessionRecorder listener: one recorded event (the recorder's state is not shown).
 
         The events are held until the next frame is due, then posted as one EventsReceived.
         Once the screen is leaving (the app closes), the first event closes its feeds.
@@ -447,23 +447,23 @@ class SessionScreen(RefineFlow, Screen[None]):
             )
             self.refresh_status()
 
-    async def runner(self) -> SessionRunner:
-        """The runner that appends this screen's events to the session (listener: this screen)."""
+    async def recorder(self) -> SessionRecorder:
+        """The recorder that appends this screen's events to the session (listener: this screen)."""
         if self.live is not None:
-            return self.live.runner
+            return self.live.recorder
         assert self.store is not None
-        return self._listen(await SessionRunner.resume(self.store, self.session_id))
+        return self._listen(await SessionRecorder.resume(self.store, self.session_id))
 
     async def action_submit_feedback(self) -> None:
         """Record the collected feedback as one FeedbackSubmitted event."""
         if self._pending and self.store is not None:
-            await self._submit(await self.runner())
+            await self._submit(await self.recorder())
 
-    async def _submit(self, runner: SessionRunner) -> bool:
-        """Record the pending feedback through `runner` (True once recorded)."""
+    async def _submit(self, recorder: SessionRecorder) -> bool:
+        """Record the pending feedback through `recorder` (True once recorded)."""
         event = FeedbackSubmitted(feedback=list(self._pending))
         try:
-            stored = await runner.emit(event)
+            stored = await recorder.emit(event)
         except StoreError as error:  # the collected feedback stays pending: s retries
             self.notify(str(error), severity="error", markup=False)
             return False

@@ -1,4 +1,4 @@
-"""SessionRunner: one SessionEnded, whatever happens, and the agent closed afterwards."""
+"""SessionRecorder: one SessionEnded, whatever happens, and the agent closed afterwards."""
 
 import asyncio
 import sqlite3
@@ -7,7 +7,7 @@ from contextlib import closing
 import pytest
 
 from tui_agent.events import Log, SessionEnded, SessionStarted
-from tui_agent.recorder import SessionRunner
+from tui_agent.recorder import SessionRecorder
 from tui_agent.store import Store
 
 STARTED = SessionStarted(kind="exec", title="t")
@@ -30,7 +30,7 @@ async def test_an_agent_that_ends_itself_is_closed(store):
         finally:
             closed.append(True)
 
-    state = await SessionRunner(store).run(STARTED, agent())
+    state = await SessionRecorder(store).run(STARTED, agent())
     assert state.status == "stopped" and closed == [True]
     assert [e.type for e in await store.events(state.session_id)] == [
         "session_started",
@@ -44,7 +44,7 @@ async def test_an_agent_failure_is_recorded_not_raised(store):
         yield Log(message="about to fail")
         raise RuntimeError("boom")
 
-    state = await SessionRunner(store).run(STARTED, agent())
+    state = await SessionRecorder(store).run(STARTED, agent())
     assert state.status == "failed" and state.errors[-1].message == "boom"
 
 
@@ -61,14 +61,14 @@ async def test_cancel_while_the_runner_waits_records_cancelled_and_closes_the_ag
         finally:
             closed.set()
 
-    runner = SessionRunner(store)
-    task = asyncio.create_task(runner.run(STARTED, agent()))
+    recorder = SessionRecorder(store)
+    task = asyncio.create_task(recorder.run(STARTED, agent()))
     await waiting.wait()
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
     assert closed.is_set()
-    events = await store.events(runner.session_id)
+    events = await store.events(recorder.session_id)
     assert events[-1].type == "session_ended" and events[-1].status == "cancelled"
 
 
@@ -86,7 +86,7 @@ async def test_a_cancel_during_the_agents_slow_close_waits_for_the_close(store):
             await asyncio.sleep(0.2)  # a browser that takes a while to stop
             finished_closing.append(True)
 
-    task = asyncio.create_task(SessionRunner(store).run(STARTED, agent()))
+    task = asyncio.create_task(SessionRecorder(store).run(STARTED, agent()))
     await closing.wait()
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -105,14 +105,14 @@ async def test_listeners_hear_only_of_committed_events(store):
         heard.append((event.seq, row[0] if row else None))
 
     heard: list[tuple[int, str | None]] = []
-    runner = SessionRunner(store, listeners=[committed])
-    await runner.emit(STARTED)
-    stamped = await runner.emit_many(
+    recorder = SessionRecorder(store, listeners=[committed])
+    await recorder.emit(STARTED)
+    stamped = await recorder.emit_many(
         [Log(message="a"), Log(message="b"), SessionEnded(status="completed")]
     )
     assert [e.seq for e in stamped] == [2, 3, 4]
     assert heard == [(1, "session_started"), (2, "log"), (3, "log"), (4, "session_ended")]
-    assert (await store.events(runner.session_id))[1:] == stamped
+    assert (await store.events(recorder.session_id))[1:] == stamped
 
 
 async def test_a_cancel_as_the_agents_own_end_is_stored_ends_the_session_once(store):
@@ -123,17 +123,17 @@ async def test_a_cancel_as_the_agents_own_end_is_stored_ends_the_session_once(st
         yield Log(message="the answer")
         yield SessionEnded(status="completed")  # yielded at once: the next await is its store
 
-    runner = SessionRunner(store)
+    recorder = SessionRecorder(store)
     task = asyncio.current_task()
 
     def cancel_after_the_answer(event, _state):
         if isinstance(event, Log):
             task.cancel()
 
-    runner.listeners.append(cancel_after_the_answer)
+    recorder.listeners.append(cancel_after_the_answer)
     with pytest.raises(asyncio.CancelledError):
-        await runner.run(STARTED, agent())
-    events = await store.events(runner.session_id)
+        await recorder.run(STARTED, agent())
+    events = await store.events(recorder.session_id)
     assert [e.seq for e in events] == [1, 2, 3]
     assert [(e.type, getattr(e, "status", None)) for e in events][-1] == (
         "session_ended",
