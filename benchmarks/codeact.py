@@ -52,7 +52,7 @@ from tui_agent.llm.runtime import litellm
 from tui_agent.recorder import SessionRecorder
 from tui_agent.sandbox.base import Sandbox
 from tui_agent.sandbox.choose import AUTO_ORDER, backend_status, open_sandbox
-from tui_agent.sandbox.models import ExecuteRequest, ExecuteResult
+from tui_agent.sandbox.wire import ExecuteRequest, ExecuteResult
 from tui_agent.store import Store
 
 TASK = "Add one and one, again and again."

@@ -21,7 +21,7 @@ from tui_agent.agents.task.docsearch import doc_search_request
 from tui_agent.sandbox.base import Sandbox
 from tui_agent.sandbox.choose import BACKENDS, backend_status
 from tui_agent.sandbox.limits import Limits
-from tui_agent.sandbox.models import ExecuteRequest
+from tui_agent.sandbox.wire import ExecuteRequest
 
 SEARCHES = (
     ("pandas", "read csv file"),

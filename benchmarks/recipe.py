@@ -1,20 +1,20 @@
-"""Recipe executor speed against a minimal hand-written Playwright script, in one run.
+"""Recipe interpreter speed against a minimal hand-written Playwright script, in one run.
 
 Usage: .venv/bin/python benchmarks/recipe.py [--items 200] [--runs 2] [--layouts panel,navigate]
 
 For each layout of the demo site (served in this process on an ephemeral port), --items items
 are extracted by:
 
-  script     a minimal hand-written Playwright script: click the card, wait for its details,
-             read the same ten fields in one evaluate (navigate: then go back and wait for the
-             list); it knows the site, so it needs no identities and no events
-  executor   RecipeExecutor running recipes/demo-<layout>.json (the same clicks and reads, plus
-             item identities, bindings and one ToolCall / ToolResult per command)
-  recorded   the whole `tui-agent recipe run` agent (Chromium start and page load included)
-             recorded into a temporary SQLite store, as the CLI does
+  script        a minimal hand-written Playwright script: click the card, wait for its details,
+                read the same ten fields in one evaluate (navigate: then go back and wait for
+                the list); it knows the site, so it needs no identities and no events
+  interpreter   RecipeInterpreter running recipes/demo-<layout>.json (the same clicks and
+                reads, plus item identities, bindings and one ToolCall / ToolResult per command)
+  recorded      the whole `tui-agent recipe run` agent (Chromium start and page load included)
+                recorded into a temporary SQLite store, as the CLI does
 
-Each run gets a fresh Chromium; script and executor alternate --runs times and the medians are
-compared (items/s, ratio executor / script; the aim is >= 0.8x). Both time from a loaded list
+Each run gets a fresh Chromium; script and interpreter alternate --runs times and the medians are
+compared (items/s, ratio interpreter / script; the aim is >= 0.8x). Both time from a loaded list
 page to the last item read; "recorded" is wall time for the whole session.
 """
 
@@ -39,7 +39,7 @@ from tui_agent.recorder import SessionRecorder
 from tui_agent.store import Store
 from tui_agent.web.browser import Browser
 from tui_agent.web.phase import collect
-from tui_agent.web.recipe import RecipeExecutor, RunOutcome, load_recipe
+from tui_agent.web.recipe import RecipeInterpreter, RunOutcome, load_recipe
 
 RECIPES = Path(__file__).resolve().parents[1] / "recipes"
 FIELDS = ("title", "price", "currency", "rating", "date", "seller", "category", "tags")
@@ -84,22 +84,24 @@ async def script_navigate(page: Page, count: int) -> int:
 SCRIPTS = {"panel": script_panel, "navigate": script_navigate}
 
 
-async def timed(site: DemoSite, layout: str, count: int, executor: bool) -> float:
+async def timed(site: DemoSite, layout: str, count: int, interpreter: bool) -> float:
     """Seconds from a loaded list page to the last of `count` items read."""
     async with Browser() as browser:
         page = await browser.page()
         await page.goto(site.url(layout))
         await page.wait_for_selector("#product-list li.card")
         began = time.perf_counter()
-        if executor:
+        if interpreter:
             recipe = load_recipe(RECIPES / f"demo-{layout}.json")
-            _, ran = await collect(RecipeExecutor(page, recipe, max_items=count).run(), RunOutcome)
+            _, ran = await collect(
+                RecipeInterpreter(page, recipe, max_items=count).run(), RunOutcome
+            )
             read = len(ran.items)
         else:
             read = await SCRIPTS[layout](page, count)
         elapsed = time.perf_counter() - began
     if read != count:
-        sys.exit(f"{layout}: {'executor' if executor else 'script'} read {read} of {count}")
+        sys.exit(f"{layout}: {'interpreter' if interpreter else 'script'} read {read} of {count}")
     return elapsed
 
 
@@ -127,18 +129,18 @@ async def main() -> None:
     print(f"{args.items} items per run, {args.runs} runs each, medians")
     with DemoSite() as site:
         for layout in args.layouts.split(","):
-            script, executor = [], []
+            script, interpreter = [], []
             for _ in range(args.runs):
-                script.append(await timed(site, layout, args.items, executor=False))
-                executor.append(await timed(site, layout, args.items, executor=True))
+                script.append(await timed(site, layout, args.items, interpreter=False))
+                interpreter.append(await timed(site, layout, args.items, interpreter=True))
             whole = await recorded(site, layout, args.items)
             script_rate = args.items / statistics.median(script)
-            executor_rate = args.items / statistics.median(executor)
+            interpreter_rate = args.items / statistics.median(interpreter)
             print(f"{layout}:")
             print(f"  script     {script_rate:6.1f} items/s")
             print(
-                f"  executor   {executor_rate:6.1f} items/s   "
-                f"{executor_rate / script_rate:.2f}x the script (aim >= 0.8x)"
+                f"  interpreter   {interpreter_rate:6.1f} items/s   "
+                f"{interpreter_rate / script_rate:.2f}x the script (aim >= 0.8x)"
             )
             print(f"  recorded   {args.items / whole:6.1f} items/s   (whole session, SQLite)")
 

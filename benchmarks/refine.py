@@ -43,14 +43,14 @@ from support.scripted_model import ScriptedModel, text
 from tui_agent.agents.execute import exec_started, run_exec
 from tui_agent.agents.recipe_run import recipe_started, run_recipe
 from tui_agent.agents.refine import start_refinement
-from tui_agent.analysis.models import FieldFeedback
+from tui_agent.analysis.shapes import FieldFeedback
 from tui_agent.config import Settings
 from tui_agent.demo_site import DemoSite
 from tui_agent.events import FeedbackSubmitted, LLMCall
 from tui_agent.llm import LLM
 from tui_agent.recorder import SessionRecorder
 from tui_agent.sandbox.choose import AUTO_ORDER, backend_status, open_sandbox
-from tui_agent.sandbox.models import ExecuteRequest
+from tui_agent.sandbox.wire import ExecuteRequest
 from tui_agent.store import Store
 from tui_agent.web.recipe import parse_recipe
 

@@ -40,9 +40,9 @@ from tui_agent.sandbox.choose import BACKENDS, backend_status
 from tui_agent.sandbox.docker import DockerSandbox
 from tui_agent.sandbox.engine import IMAGE
 from tui_agent.sandbox.limits import Limits
-from tui_agent.sandbox.models import ExecuteRequest
 from tui_agent.sandbox.pool import ContainerPool, close_shared_pool
 from tui_agent.sandbox.quota import quota_status
+from tui_agent.sandbox.wire import ExecuteRequest
 
 TRIVIAL = ExecuteRequest(code="1 + 1")
 FLOOD = ExecuteRequest(code="for _ in range(100_000):\n    print('x' * 200)")

@@ -39,7 +39,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from functools import partial
 from pathlib import Path
 
-from tui_agent.analysis.models import FieldFeedback
+from tui_agent.analysis.shapes import FieldFeedback
 from tui_agent.events import (
     CodeProposed,
     Event,

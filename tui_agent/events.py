@@ -12,11 +12,11 @@ import time
 import uuid
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, model_validator
 
-from tui_agent.analysis.models import AgentType, FieldFeedback, OutputAnalysis
+from tui_agent.analysis.shapes import AgentType, FieldFeedback, OutputAnalysis
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 """Version of the event schema; bumped on any change old readers could not parse.
 
 2: ExecutionOutput (live output of a running step).
@@ -29,7 +29,7 @@ SCHEMA_VERSION = 9
    ExecutionFinished.files and .workspace (the files a run wrote, for its step card).
 9: SessionStarted.request (what the session was started with: its request, as JSON)."""
 
-SessionKind = Literal["codeact", "exec", "scrape", "task", "refine", "toolcode", "recording"]
+SessionKind = Literal["code", "exec", "scrape", "task", "refine", "toolcode", "recording"]
 SessionStatus = Literal[
     "running", "completed", "failed", "cancelled", "stopped", "interrupted", "partial"
 ]
@@ -68,9 +68,15 @@ class BaseEvent(BaseModel):
     ts: float = Field(default_factory=time.time)
 
 
+def _current_kind(kind: Any) -> Any:
+    """A session kind under its current name (schema 9 and before recorded `code` as
+    `codeact`)."""
+    return "code" if kind == "codeact" else kind
+
+
 class SessionStarted(BaseEvent):
     type: Literal["session_started"] = "session_started"
-    kind: SessionKind
+    kind: Annotated[SessionKind, BeforeValidator(_current_kind)]
     title: str
     model: str | None = None
     agent_type: AgentType = "generic"
@@ -183,9 +189,21 @@ class ToolCall(BaseEvent):
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
     step: int = 0
+    """The agent step that made this call (0: no agent step, e.g. a recipe's command)."""
     run_step: int | None = None
     """The step whose running program made this call (through the sandbox's channel); None
     when the agent itself made it."""
+    item: int | None = None
+    """The item a recipe run's command worked on (its ordinal in the list); None: no item."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _item_from_step(cls, data: Any) -> Any:
+        """Schema 9 and before kept a recipe command's item in `step`."""
+        older = isinstance(data, dict) and data.get("schema_version", SCHEMA_VERSION) < 10
+        if older and data.get("item") is None and data.get("step"):
+            return {**data, "item": data["step"], "step": 0}
+        return data
 
 
 class ToolResult(BaseEvent):

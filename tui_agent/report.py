@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from tui_agent.analysis.models import FieldFeedback, OutputAnalysis
+from tui_agent.analysis.shapes import FieldFeedback, OutputAnalysis
 from tui_agent.events import Log, RefinementProgress, VersionDecided
 from tui_agent.session import PhaseState, SessionState, SessionSummary, StepState
 

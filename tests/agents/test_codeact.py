@@ -92,7 +92,7 @@ async def test_the_spec_example_end_to_end(server: ScriptedModel, settings: Sett
 
     assert session.emitted == session.stored
     state = session.state
-    assert (state.status, state.stopped_reason, state.kind) == ("completed", None, "codeact")
+    assert (state.status, state.stopped_reason, state.kind) == ("completed", None, "code")
     assert fold(session.stored).summary() == state.summary()
     assert state.final_answer == ANSWER and "21,386.41" in state.final_answer
     assert state.params["task"] == TASK and state.params["sandbox"] == backend

@@ -18,7 +18,7 @@ from tui_agent.cli.approval import TerminalApprover
 from tui_agent.events import ErrorInfo, LLMCall, LogLine
 from tui_agent.formatting import session_title
 from tui_agent.llm.cost import price
-from tui_agent.sandbox.models import ExecuteResult
+from tui_agent.sandbox.wire import ExecuteResult
 
 MODEL = "openai/gpt-4o-mini"
 

@@ -20,7 +20,7 @@ from tui_agent.events import ErrorInfo
 from tui_agent.sandbox.base import Sandbox
 from tui_agent.sandbox.choose import BACKENDS
 from tui_agent.sandbox.limits import Limits
-from tui_agent.sandbox.models import ExecuteRequest, ExecuteResult
+from tui_agent.sandbox.wire import ExecuteRequest, ExecuteResult
 
 ISOLATING = (pytest.param("docker", marks=pytest.mark.docker), "bubblewrap")
 LIMITS = Limits(workspace_quota_mb=0)

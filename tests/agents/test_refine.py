@@ -27,7 +27,7 @@ from tui_agent.agents.refine import (
     start_refinement,
 )
 from tui_agent.agents.requests import CodeRequest
-from tui_agent.analysis.models import FeedbackExample, FieldFeedback
+from tui_agent.analysis.shapes import FeedbackExample, FieldFeedback
 from tui_agent.config import Settings
 from tui_agent.events import (
     Artifact,
@@ -46,7 +46,7 @@ from tui_agent.events import (
 )
 from tui_agent.llm import LLM, RetryPolicy
 from tui_agent.recorder import SessionRecorder
-from tui_agent.sandbox.models import ExecuteRequest
+from tui_agent.sandbox.wire import ExecuteRequest
 from tui_agent.session import SessionState, fold
 from tui_agent.store import Store
 from tui_agent.web.recipe import load_recipe

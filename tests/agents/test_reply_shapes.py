@@ -15,7 +15,7 @@ from support.sessions import record_exec, refine_stored, scripted_settings
 
 from tui_agent.agents.launch import prepare
 from tui_agent.agents.requests import CodeRequest
-from tui_agent.analysis.models import FieldFeedback
+from tui_agent.analysis.shapes import FieldFeedback
 from tui_agent.config import Settings
 from tui_agent.events import (
     CodeProposed,
@@ -26,7 +26,7 @@ from tui_agent.events import (
     RefinementProgress,
 )
 from tui_agent.llm import LLM
-from tui_agent.sandbox.models import ExecuteRequest
+from tui_agent.sandbox.wire import ExecuteRequest
 from tui_agent.store import Store
 
 CODE = "print(6 * 7)"

@@ -30,7 +30,7 @@ from tui_agent.llm import LLM
 from tui_agent.sandbox.base import Sandbox, SandboxError
 from tui_agent.sandbox.choose import open_sandbox
 from tui_agent.sandbox.folders.hosted import hosted_of
-from tui_agent.sandbox.models import ExecuteRequest
+from tui_agent.sandbox.wire import ExecuteRequest
 from tui_agent.tools import ToolCallFailure, Toolset, load_mcp_config
 
 TASK = "Price the kitchen products"

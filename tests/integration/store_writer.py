@@ -20,7 +20,7 @@ import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from tui_agent.analysis.models import FieldFeedback
+from tui_agent.analysis.shapes import FieldFeedback
 from tui_agent.events import (
     CodeProposed,
     Event,

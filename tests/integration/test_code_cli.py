@@ -137,7 +137,7 @@ def test_headless_prints_the_spec_style(server, tmp_path):
         assert found >= 0, f"{mark!r} missing (in order) from:\n{out}"
         position = found + len(mark)
     [summary] = stored(tmp_path)
-    assert summary["kind"] == "codeact" and summary["status"] == "completed"
+    assert summary["kind"] == "code" and summary["status"] == "completed"
     assert summary["step_count"] == 3 and summary["model"] == MODEL
     assert summary["cost"] > 0 and summary["prompt_tokens"] > 0
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from writer_process import DEADLINE, read_line, start_writer
 
-from tui_agent.analysis.models import FieldFeedback
+from tui_agent.analysis.shapes import FieldFeedback
 from tui_agent.events import FeedbackSubmitted, SessionStarted, Thought
 from tui_agent.recorder import SessionRecorder
 from tui_agent.session import fold
@@ -46,7 +46,7 @@ async def test_read_a_session_while_another_process_appends(tmp_path: Path) -> N
     db, stop = tmp_path / "sessions.db", tmp_path / "stop"
     async with await Store.open(db) as store:
         recorder = SessionRecorder(store, "aaaaaaaaaaaa")
-        await recorder.emit(SessionStarted(kind="codeact", title="read me"))
+        await recorder.emit(SessionStarted(kind="code", title="read me"))
         await recorder.emit(Thought(step=1, text="first"))
         proc = await start_writer(db, "bbbbbbbbbbbb", stop)
         await read_line(proc)  # the writer's session exists from here on

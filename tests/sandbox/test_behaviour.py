@@ -6,7 +6,7 @@ from typing import Any
 
 from tui_agent.events import ExecutionFinished
 from tui_agent.sandbox.base import Sandbox
-from tui_agent.sandbox.models import ExecuteRequest, ExecuteResult
+from tui_agent.sandbox.wire import ExecuteRequest, ExecuteResult
 
 
 async def run(sandbox: Sandbox, code: str, **fields: Any) -> ExecuteResult:

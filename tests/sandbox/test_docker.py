@@ -42,8 +42,8 @@ from tui_agent.sandbox.image import (
     recipe,
 )
 from tui_agent.sandbox.limits import Limits
-from tui_agent.sandbox.models import ExecuteRequest
 from tui_agent.sandbox.pool import ContainerPool
+from tui_agent.sandbox.wire import ExecuteRequest
 
 LIMITS = Limits(memory_mb=256, processes=48, file_size_mb=8, cpu_seconds=20, tmp_size_mb=24)
 WAIT = 60.0

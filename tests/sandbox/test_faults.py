@@ -10,7 +10,7 @@ import pytest
 
 from tui_agent.sandbox.base import Sandbox, SandboxError
 from tui_agent.sandbox.limits import process_cap_note
-from tui_agent.sandbox.models import ExecuteRequest, ExecuteResult
+from tui_agent.sandbox.wire import ExecuteRequest, ExecuteResult
 
 CHILDREN = """
 import os

@@ -9,7 +9,7 @@ import textwrap
 from typing import Any
 
 from tui_agent.sandbox.base import Sandbox
-from tui_agent.sandbox.models import ExecuteRequest, ExecuteResult, ToolAnswer, ToolRequest
+from tui_agent.sandbox.wire import ExecuteRequest, ExecuteResult, ToolAnswer, ToolRequest
 
 
 async def run(sandbox: Sandbox, code: str, **options: Any) -> ExecuteResult:

@@ -19,7 +19,7 @@ from tui_agent.agents.workspace_files import (
 )
 from tui_agent.config import Settings
 from tui_agent.events import ExecutionFinished
-from tui_agent.sandbox.models import ExecuteRequest
+from tui_agent.sandbox.wire import ExecuteRequest
 
 PLOT = """\
 def main():

@@ -17,8 +17,8 @@ from support.requirements import require, require_backend
 from tui_agent.sandbox.base import Sandbox
 from tui_agent.sandbox.choose import BACKENDS
 from tui_agent.sandbox.limits import Limits
-from tui_agent.sandbox.models import ExecuteRequest, ExecuteResult
 from tui_agent.sandbox.quota import quota_status
+from tui_agent.sandbox.wire import ExecuteRequest, ExecuteResult
 
 LIMITS = Limits(
     memory_mb=256,

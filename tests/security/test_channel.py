@@ -7,8 +7,8 @@ import textwrap
 import pytest
 
 from tui_agent.sandbox.choose import BACKENDS
-from tui_agent.sandbox.models import ExecuteRequest, ToolAnswer, ToolRequest
 from tui_agent.sandbox.process import MAX_RESULT_BYTES
+from tui_agent.sandbox.wire import ExecuteRequest, ToolAnswer, ToolRequest
 
 FIND_CHANNEL = """
 import fcntl, os

@@ -187,7 +187,7 @@ def thought_session(path: Path, session_id: str, megabytes: int) -> Path:
     """A CodeAct session streaming one long thought in pieces, then a huge log line."""
     piece = "thinking about the listing " * 6
     with path.open("w", encoding="utf-8") as f:
-        started = SessionStarted(kind="codeact", title="a long thought")
+        started = SessionStarted(kind="code", title="a long thought")
         f.write(session_lines(session_id, [started])[0] + "\n")
         seq = 1
         while f.tell() < megabytes * 1_000_000:

@@ -12,8 +12,8 @@ from pathlib import Path
 from support.requirements import require_backend
 
 from tui_agent.sandbox.bubblewrap import BubblewrapSandbox
-from tui_agent.sandbox.models import ExecuteRequest
 from tui_agent.sandbox.process import KERNEL_FILE
+from tui_agent.sandbox.wire import ExecuteRequest
 
 PROJECT = Path(__file__).resolve().parents[2]
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from tui_agent.sandbox.local import LocalSandbox
-from tui_agent.sandbox.models import ExecuteRequest
+from tui_agent.sandbox.wire import ExecuteRequest
 
 HOST_ONLY = {
     "DATABASE_URL": "postgres://app:hunter2@127.0.0.1/app",

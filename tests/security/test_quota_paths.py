@@ -15,8 +15,8 @@ from test_workspace import loop_backing_files, own_images
 
 from tui_agent.sandbox.base import SandboxError
 from tui_agent.sandbox.choose import BACKENDS
-from tui_agent.sandbox.models import ExecuteRequest
 from tui_agent.sandbox.quota import hold, state_dir
+from tui_agent.sandbox.wire import ExecuteRequest
 
 ODD_NAMES = [b"new\nline", b"bad\xff\xfe", b"-rf", b"--delete", b"-", b" lead space", b"back\\sl"]
 NEAR, BEYOND = ("a" * 200, 4000), ("b" * 250, 8200)

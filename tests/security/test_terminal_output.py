@@ -92,7 +92,7 @@ def output_of(result: subprocess.CompletedProcess[bytes]) -> str:
 # --- a hostile session file ----------------------------------------------------------------
 
 
-def hostile_events(session_id: str, kind: str = "codeact") -> list[Event]:
+def hostile_events(session_id: str, kind: str = "code") -> list[Event]:
     """A recorded session whose title, task, thought, code, output, errors, tool calls,
     items, answer and ending all carry HOSTILE."""
     payloads: list[Event] = [

@@ -13,8 +13,8 @@ import pytest
 from tui_agent.sandbox.base import SandboxError
 from tui_agent.sandbox.choose import BACKENDS
 from tui_agent.sandbox.limits import Limits
-from tui_agent.sandbox.models import ExecuteRequest
 from tui_agent.sandbox.quota import hold, state_dir
+from tui_agent.sandbox.wire import ExecuteRequest
 
 FILL_FROM_PROCESSES = """
 import subprocess, sys

@@ -16,12 +16,12 @@ from tui_agent.agents.launch import Launch, prepare
 from tui_agent.agents.recipe_run import recipe_started, run_recipe
 from tui_agent.agents.refine import Refinement, start_refinement
 from tui_agent.agents.requests import RequestBase, request_from_inputs
-from tui_agent.analysis.models import FieldFeedback
+from tui_agent.analysis.shapes import FieldFeedback
 from tui_agent.config import Settings
 from tui_agent.events import Event, FeedbackSubmitted
 from tui_agent.recorder import SessionRecorder
 from tui_agent.sandbox.choose import open_sandbox
-from tui_agent.sandbox.models import ExecuteRequest
+from tui_agent.sandbox.wire import ExecuteRequest
 from tui_agent.session import SessionState
 from tui_agent.store import Store
 from tui_agent.web.recipe import RecipeFile

@@ -12,7 +12,7 @@ from tui_agent.agents.toolcode.program import Program
 from tui_agent.events import ExecutionFinished, ExecutionStarted, ToolCall, ToolResult
 from tui_agent.sandbox.choose import open_sandbox
 from tui_agent.sandbox.folders.hosted import hosted_of
-from tui_agent.sandbox.models import ExecuteRequest
+from tui_agent.sandbox.wire import ExecuteRequest
 from tui_agent.tools import Toolset
 
 pytestmark = pytest.mark.usefixtures("isolated_backend")

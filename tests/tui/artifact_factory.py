@@ -10,8 +10,8 @@ from typing import Any
 
 from tui_agent.agents.refine.base import version_summary
 from tui_agent.analysis import analyze_output
-from tui_agent.analysis.models import FieldFeedback
 from tui_agent.analysis.resolution import check_feedback
+from tui_agent.analysis.shapes import FieldFeedback
 from tui_agent.events import (
     Artifact,
     Event,

@@ -57,7 +57,7 @@ print(f"amount: {amount:.2f}")
 amount"""
 
 
-def started(title: str = "Compute compound interest", kind: str = "codeact") -> SessionStarted:
+def started(title: str = "Compute compound interest", kind: str = "code") -> SessionStarted:
     return SessionStarted(kind=kind, title=title, model="gpt-4o-mini", agent_type="scraper")  # type: ignore[arg-type]
 
 

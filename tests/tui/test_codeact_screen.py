@@ -44,8 +44,8 @@ from tui_agent.formatting import session_title
 from tui_agent.llm import LLM
 from tui_agent.sandbox.base import Sandbox
 from tui_agent.sandbox.choose import open_sandbox
-from tui_agent.sandbox.models import ExecuteRequest, ExecuteResult
 from tui_agent.sandbox.process import LogCallback
+from tui_agent.sandbox.wire import ExecuteRequest, ExecuteResult
 from tui_agent.session import fold
 from tui_agent.store import Store
 from tui_agent.tui.app import TuiAgentApp
@@ -345,7 +345,7 @@ def pinned_app(server: HeldModel, tmp_path: Path, clock: PinnedClock) -> tuple[T
     sandbox = PinnedSandbox(real)
     llm = LLM(server.model("gpt-4o-mini"), api_base=server.api_base, api_key="sk-test-0000")
     app = TuiAgentApp(tmp_path / "sessions.db", clock=clock)
-    started = SessionStarted(kind="codeact", title=session_title(TASK), model=llm.model)
+    started = SessionStarted(kind="code", title=session_title(TASK), model=llm.model)
     app.start_session(started, run_codeact(TASK, llm=llm, sandbox=sandbox), session_id=SESSION_ID)
     return app, sandbox
 

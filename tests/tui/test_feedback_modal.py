@@ -9,7 +9,7 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import Input, Label, Select, Static, TextArea
 
-from tui_agent.analysis.models import (
+from tui_agent.analysis.shapes import (
     FEEDBACK_ISSUE_LABELS,
     FeedbackExample,
     FieldDefinition,

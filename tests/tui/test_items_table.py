@@ -13,7 +13,7 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 from tui_agent.analysis import analyze_output
-from tui_agent.analysis.models import OutputAnalysis
+from tui_agent.analysis.shapes import OutputAnalysis
 from tui_agent.tui.paths import styles_dir
 from tui_agent.tui.screens.value import ValueModal
 from tui_agent.tui.widgets.items_grid import EMPTY_TEXT, ItemsGrid

@@ -34,7 +34,7 @@ from tui_agent.events import (
     RefinementProgress,
     VersionDecided,
 )
-from tui_agent.sandbox.models import ExecuteRequest
+from tui_agent.sandbox.wire import ExecuteRequest
 from tui_agent.store import Store
 from tui_agent.tui.app import TuiAgentApp
 from tui_agent.tui.messages import RefinementFinished, VersionDecisionRecorded

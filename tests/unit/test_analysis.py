@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from tui_agent.analysis import analyze_output, flatten_item, is_empty
 from tui_agent.analysis.kinds import is_date_text, majority_kind, value_kind
-from tui_agent.analysis.models import OutputAnalysis
+from tui_agent.analysis.shapes import OutputAnalysis
 
 
 def only_field(items):

@@ -91,7 +91,7 @@ def test_details_that_cover_the_list_are_closed_after_each_item():
     modal = strategy(close_details="aside.detail button.close")
     recipe = build(modal)
     assert CloseDetails(selector="aside.detail button.close") == recipe.bindings.CLOSE_DETAILS
-    assert loop_body(recipe) == CLICKED  # the executor clicks it when it leaves each item
+    assert loop_body(recipe) == CLICKED  # the interpreter clicks it when it leaves each item
     assert "then closes its details (`aside.detail button.close`)" in describe(recipe)
     # Items read in place are never clicked open: nothing to close.
     in_place = build(modal.model_copy(update={"item_fields": modal.details_fields}))

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from tui_agent.analysis.models import FieldDefinition, FieldFeedback, OutputAnalysis
+from tui_agent.analysis.shapes import FieldDefinition, FieldFeedback, OutputAnalysis
 from tui_agent.events import (
     SCHEMA_VERSION,
     CodeProposed,
@@ -21,6 +21,7 @@ from tui_agent.events import (
     SessionEnded,
     SessionStarted,
     ThoughtDelta,
+    ToolCall,
     dump_event,
     parse_event,
 )
@@ -32,7 +33,7 @@ json_values = st.recursive(
 )
 
 SAMPLES = [
-    SessionStarted(kind="codeact", title="t", model="m", params={"a": [1, 2.5]}),
+    SessionStarted(kind="code", title="t", model="m", params={"a": [1, 2.5]}),
     ThoughtDelta(step=1, text="I need"),
     CodeProposed(step=1, code="print(1)\n"),
     ExecutionFinished(
@@ -93,3 +94,18 @@ def test_unknown_type_and_extra_fields_are_rejected():
     data["surprise"] = 1
     with pytest.raises(ValidationError):
         parse_event(data)
+
+
+def test_older_sessions_read_under_the_current_names():
+    """Schema 9 recorded the command `code` as kind `codeact` and a recipe command's item in
+    `step`; both read back under today's names, and today's events keep their step."""
+    old_start = {"type": "session_started", "schema_version": 9, "kind": "codeact", "title": "t"}
+    assert parse_event(old_start).kind == "code"
+    old_call = {"type": "tool_call", "schema_version": 9, "call_id": "c1", "name": "CLICK"}
+    old = parse_event({**old_call, "step": 3})
+    assert (old.step, old.item) == (0, 3)
+    assert parse_event({**old_call, "step": 0}).item is None
+    new = parse_event(dump_event(ToolCall(call_id="c2", name="run", step=2)))
+    assert (new.step, new.item) == (2, None)
+    again = parse_event(dump_event(old))
+    assert (again.step, again.item) == (0, 3)

@@ -14,7 +14,7 @@ from tui_agent.agents.refine.prompts import (
     sample_items,
 )
 from tui_agent.analysis import analyze_output
-from tui_agent.analysis.models import FeedbackExample, FieldFeedback
+from tui_agent.analysis.shapes import FeedbackExample, FieldFeedback
 
 CODE = """\
 def main(rows):

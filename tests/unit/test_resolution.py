@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from tui_agent.analysis import analyze_output
-from tui_agent.analysis.models import FeedbackExample, FieldFeedback
 from tui_agent.analysis.resolution import FieldCheck, check_feedback, regressions
+from tui_agent.analysis.shapes import FeedbackExample, FieldFeedback
 
 
 def check(

@@ -1,6 +1,6 @@
 """The session fold: state is a pure function of the events."""
 
-from tui_agent.analysis.models import FieldFeedback, OutputAnalysis
+from tui_agent.analysis.shapes import FieldFeedback, OutputAnalysis
 from tui_agent.events import (
     CodeProposed,
     Error,
@@ -32,7 +32,7 @@ def stamp(events):
 
 EVENTS = stamp(
     [
-        SessionStarted(kind="codeact", title="interest", model="openai/scripted"),
+        SessionStarted(kind="code", title="interest", model="openai/scripted"),
         ThoughtDelta(step=1, text="I need "),
         ThoughtDelta(step=1, text="the formula"),
         CodeProposed(step=1, code="x"),
@@ -57,7 +57,7 @@ EVENTS = stamp(
 
 def test_fold_builds_steps_items_and_totals():
     state = fold(EVENTS)
-    assert state.session_id == "s1" and state.kind == "codeact" and state.status == "completed"
+    assert state.session_id == "s1" and state.kind == "code" and state.status == "completed"
     assert state.steps[1].thought == "I need the formula"
     assert not state.steps[1].thought_complete and state.steps[2].thought_complete
     assert state.steps[1].execution is EVENTS[6] and not state.steps[1].running

@@ -35,7 +35,7 @@ def test_the_feedback_form_and_refinement_pick_the_same_step() -> None:
     """The records came from step 1; step 2 ran too, successfully, and returned a number."""
     state = fold(
         [
-            SessionStarted(kind="codeact", title="prices"),
+            SessionStarted(kind="code", title="prices"),
             *ran(1, LISTING, [{"price": 1.0}, {"price": 2.5}]),
             *ran(2, SUMMARY, 3.5),
             *ran(3, "rows = None", None, success=False),
@@ -56,7 +56,7 @@ def test_the_feedback_form_and_refinement_pick_the_same_step() -> None:
 def test_the_candidate_awaiting_a_decision_is_the_newest_undecided() -> None:
     code = Artifact(name="code", format="python", content="a", version=2, candidate=True, seq=5)
     recipe = Artifact(name="recipe", format="json", content="{}", version=2, candidate=True, seq=3)
-    state = fold([SessionStarted(kind="codeact", title="t")])
+    state = fold([SessionStarted(kind="code", title="t")])
     for artifact in (code, recipe):
         state.apply(artifact)
     assert candidates_awaiting_decision(state) == [recipe, code]

@@ -12,7 +12,7 @@ from pathlib import Path
 import aiosqlite
 import pytest
 
-from tui_agent.analysis.models import FieldFeedback
+from tui_agent.analysis.shapes import FieldFeedback
 from tui_agent.config import default_db_path
 from tui_agent.events import (
     CodeProposed,
@@ -89,7 +89,7 @@ async def record(
     """Run `sample_agent` through a SessionRecorder; returns it and the events it stamped."""
     stamped: list[Event] = []
     recorder = SessionRecorder(store, session_id, listeners=[lambda e, _s: stamped.append(e)])
-    await recorder.run(SessionStarted(kind="codeact", title=title, model="m"), sample_agent(steps))
+    await recorder.run(SessionStarted(kind="code", title=title, model="m"), sample_agent(steps))
     return recorder, stamped
 
 

@@ -17,7 +17,7 @@ from support.scripted_model import ScriptedModel, text
 from tui_agent.demo_site.anatomy import ANATOMY, ITEM, LIST
 from tui_agent.events import Event, LLMCall, Log, ToolCall, ToolResult
 from tui_agent.llm.client import LLM, RetryPolicy
-from tui_agent.web.generate import FragmentsOutcome, GeneratorPhase
+from tui_agent.web.generate import FragmentsOutcome, FragmentsPhase
 from tui_agent.web.generate.controls import (
     Control,
     Option,
@@ -28,7 +28,7 @@ from tui_agent.web.generate.controls import (
 from tui_agent.web.generate.list_checks import check_filter, check_search, check_sort
 from tui_agent.web.phase import collect
 from tui_agent.web.plan import Fragment, needed_generators, parse_intent
-from tui_agent.web.recipe import RecipeExecutor, RunOutcome, parse_recipe
+from tui_agent.web.recipe import RecipeInterpreter, RunOutcome, parse_recipe
 
 FILTER = ANATOMY["filter"].extra
 TITLES = f"{LIST} > {ITEM} .card-title"
@@ -37,7 +37,7 @@ TITLES = f"{LIST} > {ITEM} .card-title"
 async def generate(page, url: str, task: str, llm: LLM | None = None, item: str = ITEM):
     """Run the phase for `task` on `url`; every ToolCall must get its ToolResult."""
     needed = needed_generators(parse_intent(task))
-    phase = GeneratorPhase(page, url, task, needed, item_selector=item, llm=llm)
+    phase = FragmentsPhase(page, url, task, needed, item_selector=item, llm=llm)
     events, made = await collect(phase.run(), FragmentsOutcome)
     calls = [e.call_id for e in events if isinstance(e, ToolCall)]
     assert calls == [e.call_id for e in events if isinstance(e, ToolResult)]
@@ -47,7 +47,7 @@ async def generate(page, url: str, task: str, llm: LLM | None = None, item: str 
 
 
 async def run_fragments(page, url: str, fragments: list[Fragment], item: str = ITEM) -> None:
-    """Load `url` and run the fragments' commands through the real recipe executor."""
+    """Load `url` and run the fragments' commands through the real recipe interpreter."""
     commands = [command for fragment in fragments for command in fragment.commands]
     recipe = parse_recipe(
         {
@@ -60,7 +60,7 @@ async def run_fragments(page, url: str, fragments: list[Fragment], item: str = I
         }
     )
     await page.goto(url)
-    events, _ = await collect(RecipeExecutor(page, recipe).run(), RunOutcome)
+    events, _ = await collect(RecipeInterpreter(page, recipe).run(), RunOutcome)
     assert all(event.ok for event in events if isinstance(event, ToolResult))
 
 
@@ -181,7 +181,7 @@ async def test_a_page_whose_only_controls_are_links_filters_by_a_link(page, demo
 @in_chromium
 async def test_a_needed_generator_the_task_gives_nothing_to_do_is_reported(page, demo_site):
     needed = ["FilterGenerator", "SortGenerator", "SearchGenerator"]
-    phase = GeneratorPhase(
+    phase = FragmentsPhase(
         page, demo_site.url("filter"), "Extract 20 items", needed, item_selector=ITEM
     )
     events, made = await collect(phase.run(), FragmentsOutcome)

@@ -11,7 +11,7 @@ from support.requirements import in_chromium
 
 from tui_agent.web.phase import collect
 from tui_agent.web.plan.field_names import CANDIDATES_JS, Candidate, name_fields
-from tui_agent.web.recipe import RecipeExecutor, RunOutcome, parse_recipe
+from tui_agent.web.recipe import RecipeInterpreter, RunOutcome, parse_recipe
 
 BLOCKS = {
     "spanish-inline": (
@@ -79,7 +79,7 @@ async def named(page, block: str, siblings=None) -> dict:
 
 async def read(page, bindings: dict) -> list[dict]:
     recipe = parse_recipe({**READ, "bindings": {**READ["bindings"], **bindings}})
-    _, ran = await collect(RecipeExecutor(page, recipe).run(), RunOutcome)
+    _, ran = await collect(RecipeInterpreter(page, recipe).run(), RunOutcome)
     return ran.items
 
 

@@ -1,6 +1,6 @@
 """The offline planner in real Chromium: every demo layout, a generic shop, a page with no list.
 
-Each strategy is checked the way the executor uses it: its bindings run in RecipeExecutor on
+Each strategy is checked the way the interpreter uses it: its bindings run in RecipeInterpreter on
 the first items (clicking as the strategy says, reading DETAILS_FIELDS and ITEM_FIELDS) and
 the values are compared with the demo site's ground truth; the list controls are compared
 with the layout's anatomy (tests may read it; the planner may not).
@@ -20,7 +20,7 @@ from tui_agent.web.phase import collect
 from tui_agent.web.plan import OfflinePlanner, PlanOutcome, Strategy
 from tui_agent.web.plan.field_names import scoped
 from tui_agent.web.probe import Probes
-from tui_agent.web.recipe import RecipeExecutor, RunOutcome, parse_recipe
+from tui_agent.web.recipe import RecipeInterpreter, RunOutcome, parse_recipe
 
 pytestmark = [pytest.mark.chromium, pytest.mark.asyncio(loop_scope="module")]
 
@@ -99,7 +99,7 @@ def bindings(strategy: Strategy, click: bool = True) -> dict[str, Any]:
 
 
 async def read(browser: Browser, url: str, strategy: Strategy, click: bool, route=None) -> list:
-    """The first READ items as RecipeExecutor reads them with the strategy's selectors."""
+    """The first READ items as RecipeInterpreter reads them with the strategy's selectors."""
     target = {"type": "CLICK", "selector": strategy.click_target, "within": "item"}
     first = target if strategy.click_target else {"type": "CLICK"}
     body = [first, {"type": "WAIT_FOR", "target": "details"}] if click else []
@@ -122,7 +122,7 @@ async def read(browser: Browser, url: str, strategy: Strategy, click: bool, rout
         if route is not None:
             await page.route("http://shop.test/**", route)
         await page.goto(url)
-        _, ran = await collect(RecipeExecutor(page, recipe, max_items=READ).run(), RunOutcome)
+        _, ran = await collect(RecipeInterpreter(page, recipe, max_items=READ).run(), RunOutcome)
         return ran.items
     finally:
         await page.context.close()
@@ -205,7 +205,7 @@ async def test_each_layouts_strategy_reads_the_ground_truth(browser, demo_site, 
         ):
             assert planned.verified(f"{item} {selector}")
 
-    # Named as the ground truth names its fields; read as the executor reads them.
+    # Named as the ground truth names its fields; read as the interpreter reads them.
     assert set(strategy.details_fields) | set(strategy.item_fields) == set(FIELDS)
     truth = demo_site.ground_truth(layout)[:READ]
     clicked = await read(browser, url, strategy, click=True)
@@ -226,7 +226,7 @@ async def test_the_task_decides_the_needed_generators(browser, demo_site, plans)
     assert plain.plan[-1] == "Stop after 20 items."
 
 
-# --- through the recipe generator and the executor ------------------------------------------
+# --- through the recipe generator and the interpreter ------------------------------------------
 
 
 @pytest.mark.parametrize(("layout", "limit"), [("inline", 5), ("pagination", 30)])
@@ -237,7 +237,7 @@ async def test_the_built_recipe_extracts_the_ground_truth(browser, demo_site, pl
     page = await browser.page()
     try:
         await page.goto(url)
-        _, ran = await collect(RecipeExecutor(page, recipe).run(), RunOutcome)
+        _, ran = await collect(RecipeInterpreter(page, recipe).run(), RunOutcome)
     finally:
         await page.context.close()
     truth = demo_site.ground_truth(layout)[:limit]

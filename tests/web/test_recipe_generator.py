@@ -16,11 +16,11 @@ from tui_agent.demo_site.anatomy import ANATOMY, CARD_LAYOUTS, ITEM, ITEM_LINK, 
 from tui_agent.events import Event, ItemsExtracted, LLMCall, Log, ToolCall, ToolResult
 from tui_agent.llm.client import LLM, RetryPolicy
 from tui_agent.web.browser import Browser
-from tui_agent.web.generate import RecipeGenerator, RecipeOutcome
+from tui_agent.web.generate import RecipeOutcome, RecipeWriter
 from tui_agent.web.generate.recipe_writer import build_recipe
 from tui_agent.web.phase import collect
 from tui_agent.web.plan import Fragment, Strategy, StrategyField
-from tui_agent.web.recipe import RecipeExecutor, RunOutcome
+from tui_agent.web.recipe import RecipeInterpreter, RunOutcome
 
 pytestmark = [pytest.mark.chromium, pytest.mark.asyncio(loop_scope="module")]
 
@@ -109,7 +109,7 @@ def warnings(events: list[Event]) -> list[str]:
     return [e.message for e in events if isinstance(e, Log) and e.level == "warning"]
 
 
-async def generate(generator: RecipeGenerator) -> tuple[list[Event], RecipeOutcome]:
+async def generate(generator: RecipeWriter) -> tuple[list[Event], RecipeOutcome]:
     events, written = await collect(generator.run(), RecipeOutcome)
     # Dry-run items never reach the session's table.
     assert not any(isinstance(e, ItemsExtracted) for e in events)
@@ -121,7 +121,7 @@ async def extract(browser: Browser, url: str, written: RecipeOutcome) -> list[di
     page = await browser.page()
     try:
         await page.goto(url)
-        _, ran = await collect(RecipeExecutor(page, written.recipe).run(), RunOutcome)
+        _, ran = await collect(RecipeInterpreter(page, written.recipe).run(), RunOutcome)
         return ran.items
     finally:
         await page.context.close()
@@ -137,7 +137,7 @@ async def test_the_offline_recipe_is_dry_run_accepted_and_extracts_the_ground_tr
     limit = LIMITS.get(layout)
     fragments = FILTER_FRAGMENTS if layout == "filter" else []
     plan = strategy_for(layout)
-    generator = RecipeGenerator(
+    generator = RecipeWriter(
         browser,
         demo_site.url(layout),
         plan,
@@ -168,7 +168,7 @@ async def test_the_offline_recipe_is_dry_run_accepted_and_extracts_the_ground_tr
 async def test_a_details_field_read_empty_everywhere_is_dropped_and_said(browser, demo_site):
     plan = strategy_for("panel")
     plan.details_fields["seller"] = field(f"{PANEL} .field-vendor")
-    generator = RecipeGenerator(browser, demo_site.url("panel"), plan, "Extract products")
+    generator = RecipeWriter(browser, demo_site.url("panel"), plan, "Extract products")
     events, written = await generate(generator)
     assert written.failure is None and written.recipe is not None
     assert "seller" not in written.recipe.bindings.DETAILS_FIELDS
@@ -189,7 +189,7 @@ async def test_a_details_field_read_empty_everywhere_is_dropped_and_said(browser
 async def test_a_card_field_read_empty_makes_the_items_get_clicked(browser, demo_site):
     plan = strategy_for("pagination")
     plan.item_fields["seller"] = field(".vendor")
-    generator = RecipeGenerator(browser, demo_site.url("pagination"), plan, "Extract products")
+    generator = RecipeWriter(browser, demo_site.url("pagination"), plan, "Extract products")
     events, written = await generate(generator)
     assert written.recipe is not None, written.failure
     assert written.recipe.bindings.CLICK_BEHAVIOR == "shows_panel"
@@ -203,7 +203,7 @@ async def test_a_card_field_read_empty_makes_the_items_get_clicked(browser, demo
 
 
 async def test_a_list_item_selector_that_cannot_work_is_a_clear_error(browser, demo_site):
-    generator = RecipeGenerator(
+    generator = RecipeWriter(
         browser, demo_site.url("panel"), strategy_for("panel", list_item="li.card["), "x"
     )
     events, written = await generate(generator)
@@ -259,7 +259,7 @@ async def with_model(
 ) -> tuple[RecipeOutcome, list[Event], ScriptedModel]:
     with ScriptedModel([text(answer) for answer in answers]) as server:
         llm = LLM(server.model(), api_base=server.api_base, retry=RetryPolicy(attempts=1))
-        generator = RecipeGenerator(
+        generator = RecipeWriter(
             browser,
             site.url("panel"),
             strategy_for("panel"),
@@ -328,7 +328,7 @@ async def test_a_model_recipe_blocked_by_a_modal_is_repaired_with_close_details(
     loop["body"][0]["timeout"] = 1000
     with ScriptedModel([text(json.dumps(blocked)), text(json.dumps(recipe))]) as server:
         llm = LLM(server.model(), api_base=server.api_base, retry=RetryPolicy(attempts=1))
-        generator = RecipeGenerator(
+        generator = RecipeWriter(
             browser,
             demo_site.url("modal"),
             strategy_for("modal"),

@@ -15,7 +15,7 @@ from tui_agent.web.recipe import (
     parse_recipe,
     recipe_json_schema,
 )
-from tui_agent.web.recipe.model import (
+from tui_agent.web.recipe.format import (
     COMMAND_TYPES,
     ClickIfExists,
     Condition,
@@ -25,7 +25,7 @@ from tui_agent.web.recipe.model import (
 
 RECIPES = Path(__file__).resolve().parents[2] / "recipes"
 
-# Seed 001, "Phase 3: RecipeGenerator", Output: verbatim.
+# Seed 001, "Phase 3: RecipeWriter", Output: verbatim.
 SPEC_EXAMPLE = """{
   "bindings": {
     "LIST": "body",

@@ -18,7 +18,7 @@ from support.sessions import copy_database, record_recipe, refine_stored
 from tui_agent.agents.refine import RecipeRefinement, RefinementError, decide
 from tui_agent.agents.refine.selectors import parse_candidates, split_selector, user_candidates
 from tui_agent.analysis import analyze_output
-from tui_agent.analysis.models import FieldFeedback
+from tui_agent.analysis.shapes import FieldFeedback
 from tui_agent.config import Settings
 from tui_agent.events import (
     Artifact,

@@ -41,7 +41,7 @@ from tui_agent.events import (
 )
 from tui_agent.llm import LLM, Action, ActionOutcome, InvalidReply
 from tui_agent.sandbox.base import Sandbox
-from tui_agent.sandbox.models import ExecuteRequest
+from tui_agent.sandbox.wire import ExecuteRequest
 
 DEFAULT_TIMEOUT = 60.0
 CODE_ACTIONS = {

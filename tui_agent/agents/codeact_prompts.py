@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from tui_agent.llm import ACTION_FORMAT, Message
-from tui_agent.sandbox.models import ExecuteResult
+from tui_agent.sandbox.wire import ExecuteResult
 
 RESULT_PREFIX = "EXECUTION_RESULT: "
 OUTPUT_LIMIT = 6000

@@ -13,7 +13,7 @@ from typing import Any
 
 from tui_agent.agents.streaming import StepRun
 from tui_agent.agents.workspace_files import with_written_files, workspace_of
-from tui_agent.analysis.models import AgentType
+from tui_agent.analysis.shapes import AgentType
 from tui_agent.events import (
     CodeProposed,
     Event,
@@ -27,7 +27,7 @@ from tui_agent.events import (
 )
 from tui_agent.redaction import SecretMask, masked_start
 from tui_agent.sandbox.base import Sandbox
-from tui_agent.sandbox.models import ExecuteRequest
+from tui_agent.sandbox.wire import ExecuteRequest
 from tui_agent.web.browser import Browser
 
 

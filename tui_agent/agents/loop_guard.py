@@ -6,7 +6,7 @@ not changing its approach), or the same error (type and message) ends `repeats` 
 
 from __future__ import annotations
 
-from tui_agent.sandbox.models import ExecuteResult
+from tui_agent.sandbox.wire import ExecuteResult
 
 DEFAULT_REPEATS = 3
 SIGNATURE_LIMIT = 160

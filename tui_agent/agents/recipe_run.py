@@ -32,8 +32,8 @@ from tui_agent.web.page_wait import WAIT_CAP
 from tui_agent.web.phase import PhaseRun
 from tui_agent.web.recipe import (
     DetailsParser,
-    RecipeExecutor,
     RecipeFile,
+    RecipeInterpreter,
     RunOutcome,
 )
 
@@ -96,7 +96,7 @@ async def run_recipe(
             duration=time.monotonic() - began,
             summary=f'"{await page.title()}" (HTTP {status})' if status else page.url,
         )
-        executor = RecipeExecutor(
+        interpreter = RecipeInterpreter(
             page,
             recipe,
             max_items=max_items,
@@ -104,17 +104,17 @@ async def run_recipe(
             wait=wait,
             parser=parser,
         )
-        async for event in extract_phase(executor):
+        async for event in extract_phase(interpreter):
             yield event
     finally:
         await browser.close()
 
 
-async def extract_phase(executor: RecipeExecutor) -> AsyncIterator[Event]:
-    """The "list" phase: run the executor, then OutputAnalyzed and the SessionEnded."""
-    yield PhaseStarted(phase="list", detail=executor.recipe.name)
+async def extract_phase(interpreter: RecipeInterpreter) -> AsyncIterator[Event]:
+    """The "list" phase: run the interpreter, then OutputAnalyzed and the SessionEnded."""
+    yield PhaseStarted(phase="list", detail=interpreter.recipe.name)
     began = time.monotonic()
-    run = PhaseRun(executor.run(), RunOutcome)
+    run = PhaseRun(interpreter.run(), RunOutcome)
     async for event in run:
         yield event
     outcome = run.outcome

@@ -4,7 +4,7 @@ Phases, each a PhaseStarted / PhaseFinished pair with its duration: "load" (Chro
 page), "plan" (the offline planner, and with a model the StrategyPlanner given the offline
 findings as hints; every probe a ToolCall / ToolResult), "generators" (filter / sort / search
 fragments, only when the strategy asks for them), "recipe" (bindings + commands, dry-run on two
-items, one repair) and "list" (the recipe executor; items stream into the table). The strategy
+items, one repair) and "list" (the recipe interpreter; items stream into the table). The strategy
 and the recipe are recorded as Artifacts (the strategy again, as version 2, once generators
 proved fragments: it then carries them as {filterTarget, filterOption, fragment} JSON); the
 recipe can be saved for `tui-agent recipe run`, which needs no model.
@@ -43,9 +43,9 @@ from tui_agent.llm.client import LLM
 from tui_agent.web.browser import Browser, BrowserError
 from tui_agent.web.generate import (
     FragmentsOutcome,
-    GeneratorPhase,
-    RecipeGenerator,
+    FragmentsPhase,
     RecipeOutcome,
+    RecipeWriter,
 )
 from tui_agent.web.navigation import goto
 from tui_agent.web.page_wait import WAIT_CAP
@@ -63,7 +63,7 @@ from tui_agent.web.plan import (
     read_intent,
 )
 from tui_agent.web.probe import Probes
-from tui_agent.web.recipe import DetailsCache, DetailsParser, RecipeExecutor, RecipeFile
+from tui_agent.web.recipe import DetailsCache, DetailsParser, RecipeFile, RecipeInterpreter
 
 DEFAULT_MAX_TOOL_CALLS = 16
 OutcomeT = TypeVar("OutcomeT")
@@ -177,7 +177,7 @@ class ScrapeAgent:
         fragments: list[Fragment] = []
         if strategy.needed_generators:
             needed = list(strategy.needed_generators)
-            generators = GeneratorPhase(
+            generators = FragmentsPhase(
                 page,
                 self.url,
                 self.task,
@@ -202,7 +202,7 @@ class ScrapeAgent:
             yield event
         await page.context.close()
         run_page = await self._open(browser)
-        executor = RecipeExecutor(
+        interpreter = RecipeInterpreter(
             run_page,
             written.outcome.recipe,
             max_items=max_items,
@@ -210,7 +210,7 @@ class ScrapeAgent:
             wait=self.wait,
             parser=self.parser,
         )
-        async for event in extract_phase(executor):
+        async for event in extract_phase(interpreter):
             yield event
 
     async def _timed(
@@ -352,7 +352,7 @@ class ScrapeAgent:
         fragments: list[Fragment],
         max_items: int | None,
     ) -> Phase[_Written]:
-        generator = RecipeGenerator(
+        generator = RecipeWriter(
             browser,
             self.url,
             strategy,

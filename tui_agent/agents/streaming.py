@@ -17,7 +17,7 @@ from tui_agent.events import (
     ToolResult,
 )
 from tui_agent.sandbox.base import Sandbox, SandboxError
-from tui_agent.sandbox.models import (
+from tui_agent.sandbox.wire import (
     CallHandler,
     ExecuteRequest,
     ExecuteResult,

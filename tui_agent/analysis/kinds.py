@@ -14,7 +14,7 @@ from numbers import Number
 from typing import Any
 
 from tui_agent.analysis.flatten import is_empty
-from tui_agent.analysis.models import FieldType
+from tui_agent.analysis.shapes import FieldType
 
 # Ties between kinds go to the earliest here: the more general kind wins.
 KIND_ORDER: tuple[FieldType, ...] = ("string", "number", "date", "url", "boolean")

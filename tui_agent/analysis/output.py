@@ -40,7 +40,7 @@ from tui_agent.analysis.kinds import (
     majority_kind,
     members_kind,
 )
-from tui_agent.analysis.models import FieldDefinition, FieldType, OutputAnalysis
+from tui_agent.analysis.shapes import FieldDefinition, FieldType, OutputAnalysis
 
 
 def analyze_output(result: Any) -> OutputAnalysis:

@@ -24,7 +24,7 @@ from fractions import Fraction
 from typing import Any
 
 from tui_agent.analysis.flatten import flatten_item, is_empty
-from tui_agent.analysis.models import FeedbackExample, FieldFeedback, OutputAnalysis
+from tui_agent.analysis.shapes import FeedbackExample, FieldFeedback, OutputAnalysis
 
 SAMPLES = 3
 """Items whose before and after values an unverified change shows."""

@@ -8,7 +8,7 @@ from types import TracebackType
 from typing import Protocol, Self, runtime_checkable
 
 from tui_agent.errors import UserError
-from tui_agent.sandbox.models import ExecuteRequest, ExecuteResult
+from tui_agent.sandbox.wire import ExecuteRequest, ExecuteResult
 
 
 class SandboxError(UserError):

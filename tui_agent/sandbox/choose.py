@@ -18,8 +18,8 @@ from tui_agent.sandbox.engine import image_status
 from tui_agent.sandbox.folders.workspaces import fresh_workspace, session_workspace
 from tui_agent.sandbox.limits import Limits, process_cap_note
 from tui_agent.sandbox.local import LocalSandbox
-from tui_agent.sandbox.models import ExecuteRequest
 from tui_agent.sandbox.quota import quota_status
+from tui_agent.sandbox.wire import ExecuteRequest
 
 SandboxFactory = Callable[..., Sandbox]
 """Builds an unstarted sandbox: `factory(*, workspace: Path, network: bool, limits: Limits)`."""

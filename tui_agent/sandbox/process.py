@@ -46,7 +46,7 @@ from tui_agent.sandbox.channel import (
     read_message,
 )
 from tui_agent.sandbox.limits import Limits, PidsCgroup
-from tui_agent.sandbox.models import (
+from tui_agent.sandbox.wire import (
     CallHandler,
     ExecuteRequest,
     ExecuteResult,

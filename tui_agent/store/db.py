@@ -14,7 +14,7 @@ from typing import Any
 
 import aiosqlite
 
-from tui_agent.analysis.models import FieldFeedback
+from tui_agent.analysis.shapes import FieldFeedback
 from tui_agent.events import Event, FeedbackSubmitted, LLMCall, TaskResult
 from tui_agent.session import SessionState, SessionSummary, fold
 from tui_agent.store.appends import Append

@@ -190,7 +190,10 @@ _V3: Migration = (
 # settings (network, URL) and code are the file's, so running it again re-checks them and asks.
 _V4: Migration = ("ALTER TABLE sessions ADD COLUMN imported_from TEXT",)
 
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4)
+# The command `code` is recorded as kind `code` (it was `codeact`), as SessionStarted reads it.
+_V5: Migration = ("UPDATE sessions SET kind = 'code' WHERE kind = 'codeact'",)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4, _V5)
 SCHEMA_VERSION = len(MIGRATIONS)
 """The schema version this code writes."""
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 
-from tui_agent.sandbox.models import ToolAnswer, ToolRequest
+from tui_agent.sandbox.wire import ToolAnswer, ToolRequest
 from tui_agent.tools.client import ToolCallFailure, ToolServers
 from tui_agent.tools.config import WORKSPACE_SERVER
 from tui_agent.tools.results import as_error

@@ -1,4 +1,4 @@
-"""In-page JavaScript shared by the probes and the recipe executor.
+"""In-page JavaScript shared by the probes and the recipe interpreter.
 
 MEMBERS_JS: a list item that spans several sibling elements (a title row and a tag row, a
 `dt` and its `dd`s, a heading and its paragraphs) is its first element, the "anchor" that

@@ -31,7 +31,7 @@ def start_code(request: CodeRequest, settings: Settings, provided: Provided) -> 
     sandbox = sandbox_for(request.sandbox, request.workspace, network=request.network)
     approver = approval(request.approve, sandbox, provided.approver, "run")
     started = SessionStarted(
-        kind="codeact",
+        kind="code",
         title=session_title(request.task),
         model=llm.model,
         params={

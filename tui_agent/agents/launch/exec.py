@@ -9,7 +9,7 @@ from tui_agent.agents.execute import exec_started, run_sandboxed
 from tui_agent.agents.launch.checks import sandbox_for
 from tui_agent.agents.launch.prepared import Launch, Provided
 from tui_agent.agents.requests import ExecRequest, RequestError
-from tui_agent.sandbox.models import ExecuteRequest
+from tui_agent.sandbox.wire import ExecuteRequest
 from tui_agent.web.browser import BrowserError
 from tui_agent.web.navigation import check_navigable
 

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from tui_agent.agents.refine.errors import RefinementError
 from tui_agent.agents.refine.run_settings import RunPlan, RunSettings, run_settings
-from tui_agent.analysis.models import FieldFeedback, OutputAnalysis
 from tui_agent.analysis.resolution import FieldCheck, percent, value_samples
+from tui_agent.analysis.shapes import FieldFeedback, OutputAnalysis
 from tui_agent.events import (
     Artifact,
     ArtifactFormat,

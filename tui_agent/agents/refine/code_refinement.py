@@ -37,8 +37,8 @@ from tui_agent.agents.refine.prompts import RefinePrompt, refinement_messages
 from tui_agent.agents.refine.run_settings import RunPlan, code_plan
 from tui_agent.agents.streaming import StepRun
 from tui_agent.analysis import analyze_output
-from tui_agent.analysis.models import FieldFeedback, OutputAnalysis
 from tui_agent.analysis.resolution import FieldCheck, check_feedback, coverage, percent, regressions
+from tui_agent.analysis.shapes import FieldFeedback, OutputAnalysis
 from tui_agent.config import Settings
 from tui_agent.events import Artifact, Error, Event, LLMCall, Log, RefinementProgress
 from tui_agent.llm import LLM, ActionOutcome, InvalidReply, LLMError, Message

@@ -13,7 +13,7 @@ from tui_agent.agents.refine.errors import RefinementError
 from tui_agent.agents.refine.run_settings import RunSettings
 from tui_agent.agents.streaming import StepRun
 from tui_agent.analysis import analyze_output
-from tui_agent.analysis.models import OutputAnalysis
+from tui_agent.analysis.shapes import OutputAnalysis
 from tui_agent.config import Settings
 from tui_agent.events import (
     CodeProposed,
@@ -26,7 +26,7 @@ from tui_agent.events import (
 )
 from tui_agent.sandbox.base import Sandbox, SandboxError
 from tui_agent.sandbox.choose import open_sandbox
-from tui_agent.sandbox.models import ExecuteRequest, ExecuteResult, items_of
+from tui_agent.sandbox.wire import ExecuteRequest, ExecuteResult, items_of
 from tui_agent.session import SessionState
 from tui_agent.session_questions import code_in_force
 from tui_agent.web.browser import BrowserError

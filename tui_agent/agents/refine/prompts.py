@@ -16,7 +16,7 @@ from typing import Any
 
 from tui_agent.analysis.flatten import flatten_item, is_empty
 from tui_agent.analysis.logic import field_logic
-from tui_agent.analysis.models import FEEDBACK_ISSUE_LABELS, FieldFeedback, OutputAnalysis
+from tui_agent.analysis.shapes import FEEDBACK_ISSUE_LABELS, FieldFeedback, OutputAnalysis
 from tui_agent.llm import Message
 
 SAMPLE_ITEMS = 5

@@ -42,8 +42,8 @@ from tui_agent.agents.refine.selectors import (
     user_candidates,
 )
 from tui_agent.analysis import analyze_output
-from tui_agent.analysis.models import FieldFeedback, OutputAnalysis
 from tui_agent.analysis.resolution import FieldCheck, check_feedback, coverage, regressions
+from tui_agent.analysis.shapes import FieldFeedback, OutputAnalysis
 from tui_agent.errors import UserError
 from tui_agent.events import (
     Artifact,

@@ -11,7 +11,7 @@ import json
 import re
 from typing import Any
 
-from tui_agent.analysis.models import FEEDBACK_ISSUE_LABELS, FieldFeedback, OutputAnalysis
+from tui_agent.analysis.shapes import FEEDBACK_ISSUE_LABELS, FieldFeedback, OutputAnalysis
 from tui_agent.web.recipe import FieldSelector, Group, RecipeFile
 
 MAX_CANDIDATES = 5

@@ -20,7 +20,7 @@ from tui_agent.agents.refine.run_settings import (
     recipe_plan,
     run_settings,
 )
-from tui_agent.analysis.models import FieldFeedback
+from tui_agent.analysis.shapes import FieldFeedback
 from tui_agent.events import Artifact, Event, VersionDecided
 from tui_agent.session import SessionState
 from tui_agent.web.recipe import RecipeError, RecipeFile, parse_recipe

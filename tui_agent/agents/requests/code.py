@@ -14,7 +14,7 @@ from tui_agent.agents.requests.fields import (
     Sandbox,
     Workspace,
 )
-from tui_agent.analysis.models import AgentType
+from tui_agent.analysis.shapes import AgentType
 
 
 class CodeRequest(RequestBase):

@@ -7,7 +7,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from tui_agent.agents.requests.base import Option, RequestBase, Seconds
 from tui_agent.agents.requests.fields import ModelOffForm, Network, Sandbox, Workspace
-from tui_agent.analysis.models import AgentType
+from tui_agent.analysis.shapes import AgentType
 
 
 class ExecRequest(RequestBase):

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Annotated, get_args
 
 from tui_agent.agents.requests.base import Count, Option, Usd
-from tui_agent.analysis.models import AgentType
+from tui_agent.analysis.shapes import AgentType
 from tui_agent.config import SandboxName
 
 SANDBOX_NAMES: tuple[str, ...] = get_args(SandboxName)

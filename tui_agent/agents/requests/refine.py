@@ -14,7 +14,7 @@ from pydantic import BeforeValidator, field_validator
 from tui_agent.agents.requests.base import Count, Option, RequestBase, RequestError, non_blank
 from tui_agent.agents.requests.fields import ApiBase
 from tui_agent.agents.requests.readers import decode_literal
-from tui_agent.analysis.models import FeedbackExample, FeedbackIssue, FieldFeedback
+from tui_agent.analysis.shapes import FeedbackExample, FeedbackIssue, FieldFeedback
 from tui_agent.config import IsolatedSandboxName
 
 

@@ -31,7 +31,7 @@ from tui_agent.agents.loop_guard import DEFAULT_REPEATS, LoopGuard
 from tui_agent.events import Error, Event, LLMCall, Log, SessionEnded, SessionStatus
 from tui_agent.llm import LLM, LLMError, Message
 from tui_agent.sandbox.base import Sandbox, SandboxError
-from tui_agent.sandbox.models import ExecuteResult
+from tui_agent.sandbox.wire import ExecuteResult
 
 DEFAULT_MAX_STEPS = 10
 FAILURES = (LLMError, SandboxError)

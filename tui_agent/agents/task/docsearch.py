@@ -13,7 +13,7 @@ from functools import cache
 from typing import Any
 
 from tui_agent.agents.task import docsearch_probe
-from tui_agent.sandbox.models import ExecuteRequest, ExecuteResult
+from tui_agent.sandbox.wire import ExecuteRequest, ExecuteResult
 
 TOOL_NAME = "search_documentation"
 ENTRYPOINT = "_tui_agent_search_documentation"

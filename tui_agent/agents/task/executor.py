@@ -54,7 +54,7 @@ from tui_agent.llm import LLM, LLMError, Message, ProviderUnavailable
 from tui_agent.llm.errors import redact
 from tui_agent.redaction import SecretMask
 from tui_agent.sandbox.base import Sandbox, SandboxError
-from tui_agent.sandbox.models import ExecuteRequest, ExecuteResult
+from tui_agent.sandbox.wire import ExecuteRequest, ExecuteResult
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_MAX_ATTEMPTS = 3

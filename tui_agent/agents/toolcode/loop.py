@@ -51,7 +51,7 @@ from tui_agent.llm.text_calls import parse_text_calls
 from tui_agent.llm.tool_turns import ModelCall, answer_messages, read_calls
 from tui_agent.sandbox.base import Sandbox
 from tui_agent.sandbox.folders.hosted import HostedFolder, hosted_of
-from tui_agent.sandbox.models import ExecuteResult
+from tui_agent.sandbox.wire import ExecuteResult
 from tui_agent.tools import GenerationError, ServerStartError, Toolset, as_error
 
 _FENCED = re.compile(r"```.*?(?:```|\Z)", re.S)

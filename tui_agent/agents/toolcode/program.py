@@ -24,7 +24,7 @@ from tui_agent.agents.streaming import StepRun
 from tui_agent.events import CodeProposed, ErrorInfo, Event, ExecutionFinished, Log
 from tui_agent.sandbox.base import Sandbox
 from tui_agent.sandbox.folders.hosted import FOLDER_MODE, HostedFolder
-from tui_agent.sandbox.models import CallHandler, ExecuteRequest, ExecuteResult
+from tui_agent.sandbox.wire import CallHandler, ExecuteRequest, ExecuteResult
 from tui_agent.tools import check_program, refusal_text
 
 PROGRAMS_FOLDER = "programs"

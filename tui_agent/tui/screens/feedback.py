@@ -20,7 +20,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Select, Static, TextArea
 
-from tui_agent.analysis.models import (
+from tui_agent.analysis.shapes import (
     FEEDBACK_ISSUE_LABELS,
     FeedbackIssue,
     FieldDefinition,

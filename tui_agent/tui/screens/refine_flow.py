@@ -31,7 +31,7 @@ from tui_agent.agents.refine import (
     run_settings,
     start_refinement,
 )
-from tui_agent.analysis.models import FieldFeedback
+from tui_agent.analysis.shapes import FieldFeedback
 from tui_agent.config import Settings
 from tui_agent.events import (
     Artifact,

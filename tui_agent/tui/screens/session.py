@@ -34,7 +34,7 @@ from textual.widget import AwaitRemove
 from textual.widgets import Footer, Static
 from textual.worker import Worker
 
-from tui_agent.analysis.models import FieldDefinition, FieldFeedback
+from tui_agent.analysis.shapes import FieldDefinition, FieldFeedback
 from tui_agent.events import Artifact, Event, FeedbackSubmitted
 from tui_agent.formatting import clipped
 from tui_agent.recorder import SessionRecorder

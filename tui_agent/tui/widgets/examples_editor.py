@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Label
 
-from tui_agent.analysis.models import FeedbackExample
+from tui_agent.analysis.shapes import FeedbackExample
 
 
 def parse_example_value(text: str) -> Any:

@@ -19,7 +19,7 @@ from textual.message import Message
 from textual.widget import Widget
 
 from tui_agent.analysis import flatten_item, is_empty
-from tui_agent.analysis.models import FieldDefinition, OutputAnalysis
+from tui_agent.analysis.shapes import FieldDefinition, OutputAnalysis
 from tui_agent.tui.screens.value import ValueModal
 from tui_agent.tui.widgets.items_grid import Cell, GridColumn, ItemsGrid
 

@@ -1,11 +1,11 @@
 """A recipe tried on a few items before it is accepted: its events, what it saved, a verdict.
 
 The dry run (a phase: see web.phase) loads the URL in a fresh page and runs the recipe with the
-real RecipeExecutor, capped at a few items, and stopped once more items failed than it wants to
+real RecipeInterpreter, capped at a few items, and stopped once more items failed than it wants to
 save (details that block the list would fail every item after the first). Its tool calls are
 re-numbered (`dry1-c3`) so they never collide with the real run's, and the items it saves come
 out as Log lines, not ItemsExtracted: only the real run fills the session's table. It ends with
-its `DryRunOutcome`, built from the executor's; `verdict` then says whether the recipe works,
+its `DryRunOutcome`, built from the interpreter's; `verdict` then says whether the recipe works,
 and if not, which binding failed.
 """
 
@@ -27,8 +27,8 @@ from tui_agent.web.phase import Phase, PhaseRun
 from tui_agent.web.recipe import (
     DetailsParser,
     FieldSelector,
-    RecipeExecutor,
     RecipeFile,
+    RecipeInterpreter,
     RunOutcome,
     conditions,
     first_line,
@@ -48,7 +48,7 @@ class DryRunOutcome:
     failure: str | None = None
     """The run's failure (one line), if it stopped early."""
     skipped: list[str] = field(default_factory=list)
-    """Why items were skipped (the executor's soft failures)."""
+    """Why items were skipped (the interpreter's soft failures)."""
     gave_up: bool = False
     """Stopped early: more items were skipped than the dry run wanted to save."""
     control_like: list[str] = field(default_factory=list)
@@ -183,7 +183,7 @@ class DryRun:
             except PlaywrightError as exc:
                 yield DryRunOutcome(aborted=f"cannot load {self.url}: {first_line(exc)}")
                 return
-            executor = RecipeExecutor(
+            interpreter = RecipeInterpreter(
                 page,
                 self.recipe,
                 max_items=self.items,
@@ -192,7 +192,7 @@ class DryRun:
                 parser=self.parser,
                 give_up_after=self.items,
             )
-            run = PhaseRun(executor.run(), RunOutcome)
+            run = PhaseRun(interpreter.run(), RunOutcome)
             async for event in run:
                 for relabelled in self._relabel(event):
                     yield relabelled
@@ -218,7 +218,7 @@ class DryRun:
                 await page.context.close()
 
     def _relabel(self, event: Event) -> list[Event]:
-        """The executor's event as the dry run reports it (an item saved that reads like a
+        """The interpreter's event as the dry run reports it (an item saved that reads like a
         page control gets a warning after it)."""
         match event:
             case ToolCall() | ToolResult():

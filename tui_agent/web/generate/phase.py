@@ -1,6 +1,6 @@
 """The filter / sort / search phase: the fragments a task needs, each proved in the browser.
 
-`GeneratorPhase(page, url, task, needed, item_selector=...)` reads the task's intent, finds the
+`FragmentsPhase(page, url, task, needed, item_selector=...)` reads the task's intent, finds the
 page's controls, runs one generator per need (`fragments.py`) and, when several succeed, proves
 them together on one page. Its `run()` is a phase (see web.phase) ending with the
 `FragmentsOutcome`.
@@ -44,7 +44,7 @@ class FragmentsOutcome:
         return "; ".join(self.problems) or None
 
 
-class GeneratorPhase:
+class FragmentsPhase:
     """The fragments the task's filters, sort and search need, each verified."""
 
     def __init__(

@@ -1,7 +1,7 @@
 """The recipe writer: strategy + fragments + task -> a recipe, proven by a dry run.
 
 `build_recipe` writes bindings and commands straight from a Strategy (no model). The
-RecipeGenerator gets its recipe from the model when it has one (an answer in the recipe's JSON
+RecipeWriter gets its recipe from the model when it has one (an answer in the recipe's JSON
 Schema) or from `build_recipe`, validates it, dry-runs it on a couple of items and accepts it
 only when they were saved with every named field read. A failed dry run gets one repair round:
 the model sees the error and its recipe; offline, fields read empty everywhere are dropped (or
@@ -266,7 +266,7 @@ class _Aborted(Exception):
     """A dry run could not happen at all: no recipe can be proved."""
 
 
-class RecipeGenerator:
+class RecipeWriter:
     """Writes a recipe (by model or by rule), dry-runs it, repairs it once if needed; `run()`
     yields the events, then the RecipeOutcome."""
 

@@ -1,13 +1,12 @@
 """Recipes: bindings plus a command vocabulary, and running them in a page with no model.
 
-The model (`RecipeFile`, the commands, `parse_recipe`, `load_recipe`), the `RecipeExecutor`
+The model (`RecipeFile`, the commands, `parse_recipe`, `load_recipe`), the `RecipeInterpreter`
 that runs one as a phase (events, then its `RunOutcome`; with a `DetailsParser` when a model
 reads the details), and the `View` that opens a recipe's first item for refinement.
 """
 
 from tui_agent.web.recipe.details_parser import DetailsCache, DetailsParser
-from tui_agent.web.recipe.executor import RecipeExecutor
-from tui_agent.web.recipe.model import (
+from tui_agent.web.recipe.format import (
     Bindings,
     Click,
     ClickBehavior,
@@ -25,6 +24,7 @@ from tui_agent.web.recipe.model import (
     recipe_json,
     recipe_json_schema,
 )
+from tui_agent.web.recipe.interpreter import RecipeInterpreter
 from tui_agent.web.recipe.page_actions import PageActions
 from tui_agent.web.recipe.run_outcome import RunFailure, RunOutcome
 from tui_agent.web.recipe.step_failures import BrowserGone, CommandFailed, HardFailure, first_line
@@ -46,8 +46,8 @@ __all__ = [
     "PageActions",
     "Press",
     "RecipeError",
-    "RecipeExecutor",
     "RecipeFile",
+    "RecipeInterpreter",
     "RunFailure",
     "RunOutcome",
     "Select",

@@ -11,7 +11,7 @@ from typing import Any
 from playwright.async_api import Page
 
 from tui_agent.web.page_js import CONTROL_WORDS_JS
-from tui_agent.web.recipe.model import Bindings, Condition
+from tui_agent.web.recipe.format import Bindings, Condition
 
 # Shown as Playwright means it: rendered, not visibility:hidden, and a non-empty box.
 VISIBLE = """const visible = (el) => {

@@ -13,7 +13,7 @@ from typing import Any
 
 from tui_agent.web.page_js import MEMBERS_JS
 from tui_agent.web.recipe.conditions import VISIBLE
-from tui_agent.web.recipe.model import Bindings, FieldSelector
+from tui_agent.web.recipe.format import Bindings, FieldSelector
 
 # Helpers shared by the scripts run in the page.
 PRELUDE = (

@@ -16,7 +16,7 @@ from typing import Any
 from playwright.async_api import ElementHandle, Page
 
 from tui_agent.web.recipe.extract import PRELUDE, field_spec
-from tui_agent.web.recipe.model import Bindings
+from tui_agent.web.recipe.format import Bindings
 
 LABEL_LENGTH = 60
 

@@ -18,8 +18,7 @@ from tui_agent.web.page_wait import WAIT_CAP, settled
 from tui_agent.web.recipe import conditions
 from tui_agent.web.recipe.diagnose import describe_page
 from tui_agent.web.recipe.extract import EXTRACT_JS, details_args
-from tui_agent.web.recipe.identity import ItemRef
-from tui_agent.web.recipe.model import (
+from tui_agent.web.recipe.format import (
     Bindings,
     Click,
     ClickIfExists,
@@ -30,6 +29,7 @@ from tui_agent.web.recipe.model import (
     TypeText,
     WaitFor,
 )
+from tui_agent.web.recipe.identity import ItemRef
 from tui_agent.web.recipe.step_failures import CommandFailed, HardFailure, ItemMoved, seconds
 
 Outcome = tuple[str, dict[str, Any]]

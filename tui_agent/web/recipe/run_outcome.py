@@ -1,4 +1,4 @@
-"""How one run of a recipe ended: the recipe executor's outcome (see web.phase)."""
+"""How one run of a recipe ended: the recipe interpreter's outcome (see web.phase)."""
 
 from __future__ import annotations
 

@@ -22,9 +22,9 @@ from tui_agent.events import ItemsExtracted, ToolCall, ToolResult
 from tui_agent.web.browser import Browser
 from tui_agent.web.navigation import goto
 from tui_agent.web.phase import Phase, PhaseRun
-from tui_agent.web.recipe.executor import RecipeExecutor
 from tui_agent.web.recipe.extract import PRELUDE
-from tui_agent.web.recipe.model import FieldSelector, RecipeFile, parse_recipe
+from tui_agent.web.recipe.format import FieldSelector, RecipeFile, parse_recipe
+from tui_agent.web.recipe.interpreter import RecipeInterpreter
 from tui_agent.web.recipe.run_outcome import RunFailure, RunOutcome
 from tui_agent.web.recipe.step_failures import first_line
 from tui_agent.web.tool_events import tool_result
@@ -124,7 +124,9 @@ async def run_in(
     )
     yield call
     page = await browser.page()
-    executor = RecipeExecutor(page, recipe, max_items=max_items, crashed=lambda: browser.crashed)
+    interpreter = RecipeInterpreter(
+        page, recipe, max_items=max_items, crashed=lambda: browser.crashed
+    )
     try:
         try:
             await goto(page, url, timeout=LOAD_TIMEOUT_MS)
@@ -132,7 +134,7 @@ async def run_in(
             failure = RunFailure("PageLoadError", f"cannot load {url}: {first_line(exc)}")
             outcome = RunOutcome(failure=failure)
         else:
-            run = PhaseRun(executor.run(), RunOutcome)
+            run = PhaseRun(interpreter.run(), RunOutcome)
             async for event in run:
                 if isinstance(event, ToolCall | ToolResult):
                     yield event.model_copy(update={"call_id": f"{label}-{event.call_id}"})
@@ -224,7 +226,7 @@ async def open_view(
     recipe = parse_recipe(probe, "the probe recipe")
     page = await browser.page()
     view = View(page, recipe, group)
-    executor = RecipeExecutor(page, recipe, crashed=lambda: browser.crashed)
+    interpreter = RecipeInterpreter(page, recipe, crashed=lambda: browser.crashed)
     problems: list[str] = []
     reached = False
     try:
@@ -232,7 +234,7 @@ async def open_view(
     except PlaywrightError as exc:
         problems.append(f"cannot load {url}: {first_line(exc)}")
     else:
-        run = PhaseRun(executor.run(), RunOutcome)
+        run = PhaseRun(interpreter.run(), RunOutcome)
         async for _ in run:
             pass
         failure = run.outcome.failure

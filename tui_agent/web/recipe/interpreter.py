@@ -1,4 +1,4 @@
-"""The recipe executor: a recipe's commands run in a Playwright page, as a stream of events.
+"""The recipe interpreter: a recipe's commands run in a Playwright page, as a stream of events.
 
 Abstract targets resolve through the bindings. Every command is a ToolCall / ToolResult pair
 and every saved item an ItemsExtracted of its own, so items stream out as they are read.
@@ -24,8 +24,7 @@ from tui_agent.web.page_wait import PROGRESS_EVERY, WAIT_CAP
 from tui_agent.web.phase import Phase
 from tui_agent.web.recipe import conditions
 from tui_agent.web.recipe.details_parser import DetailsParser
-from tui_agent.web.recipe.identity import ItemFinder, NextItem
-from tui_agent.web.recipe.model import (
+from tui_agent.web.recipe.format import (
     Click,
     ClickIfExists,
     Condition,
@@ -42,6 +41,7 @@ from tui_agent.web.recipe.model import (
     TypeText,
     WaitFor,
 )
+from tui_agent.web.recipe.identity import ItemFinder, NextItem
 from tui_agent.web.recipe.page_actions import ItemRun, Outcome, PageActions
 from tui_agent.web.recipe.run_outcome import RunFailure, RunOutcome, StopReason
 from tui_agent.web.recipe.step_failures import (
@@ -53,7 +53,7 @@ from tui_agent.web.recipe.step_failures import (
 )
 from tui_agent.web.tool_events import tool_result
 
-__all__ = ["RecipeExecutor"]
+__all__ = ["RecipeInterpreter"]
 
 NAVIGATING = ("Execution context was destroyed", "navigation", "Navigation")
 """Words of the errors a page gives while it is replaced by a navigation."""
@@ -67,7 +67,7 @@ class _Stop(Exception):
         self.reason = reason
 
 
-class RecipeExecutor:
+class RecipeInterpreter:
     """Runs one recipe in `page`: `run()` yields its events, then its RunOutcome.
 
     `give_up_after` stops the run (stopped_reason "gave_up") once more soft failures than that
@@ -146,13 +146,13 @@ class RecipeExecutor:
             async for event in self._command(command, item):
                 yield event
 
-    def _call(self, name: str, arguments: dict[str, Any], step: int = 0) -> ToolCall:
+    def _call(self, name: str, arguments: dict[str, Any], item: int | None) -> ToolCall:
         self._commands += 1
-        return ToolCall(call_id=f"c{self._commands}", name=name, arguments=arguments, step=step)
+        return ToolCall(call_id=f"c{self._commands}", name=name, arguments=arguments, item=item)
 
     async def _command(self, command: Any, item: ItemRun | None) -> AsyncIterator[Event]:
         step = item.ordinal if item else 0
-        call = self._call(command.type, command.arguments(), step)
+        call = self._call(command.type, command.arguments(), item.ordinal if item else None)
         yield call
         began = time.monotonic()
         if isinstance(command, ForEachItemInList | Repeat):

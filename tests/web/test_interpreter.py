@@ -1,4 +1,4 @@
-"""The recipe executor in real Chromium: each demo layout, identities, soft and hard failures."""
+"""The recipe interpreter in real Chromium: each demo layout, identities, soft and hard failures."""
 
 import asyncio
 import contextlib

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tui_agent.analysis.models import OutputAnalysis
+from tui_agent.analysis.shapes import OutputAnalysis
 from tui_agent.events import ErrorInfo, ExecutionFinished, LogLine
 
 

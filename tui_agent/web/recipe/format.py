@@ -1,4 +1,4 @@
-"""Recipes: bindings plus a command vocabulary, as the RecipeGenerator writes them.
+"""Recipes: bindings plus a command vocabulary, as the RecipeWriter writes them.
 
 A recipe file is one JSON object ``{"bindings": {...}, "recipe": {"id", "name", "commands",
 "config": {"maxItems"}}}``. Commands name abstract targets ("page", "list", "details",
