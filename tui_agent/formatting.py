@@ -127,7 +127,7 @@ def written_keys(event: TaskResult) -> list[str]:
 def task_result_line(event: TaskResult) -> str:
     """`success · wrote discount, final_total · 1 attempt · 2 model calls · $0.0010 · cached`."""
     metadata = event.context.get(METADATA_KEY) or {}
-    parts = [event.status]
+    parts: list[str] = [event.status]
     if event.status == "success":
         parts.append(f"wrote {', '.join(written_keys(event)) or 'nothing'}")
     elif metadata.get("final_error"):

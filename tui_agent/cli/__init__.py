@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
         say(f"tui-agent: {exc}", err=True)
         return 1
     except BrokenPipeError:  # e.g. `tui-agent sessions list --json | head -1`
-        sys.stdout = None  # type: ignore[assignment]  # nothing more can be written
+        sys.stdout = None  # nothing more can be written
         return 0
     except KeyboardInterrupt:
         print("tui-agent: interrupted", file=sys.stderr)

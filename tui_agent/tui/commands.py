@@ -81,7 +81,7 @@ class SessionCommands(CommandList):
 
     def commands(self) -> Iterator[Command]:
         screen: HomeScreen = self.screen  # type: ignore[assignment]
-        for summary in screen.visible:
+        for summary in screen.shown_sessions:
             sid, label = summary.session_id, visible(f"{summary.title} ({summary.session_id})")
             yield (
                 f"Open {label}",

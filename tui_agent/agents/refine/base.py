@@ -9,7 +9,7 @@ VersionDecided and, on accept, re-runs the version so the items table shows its 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -97,7 +97,7 @@ class Refinement(ABC):
         """Check and take from the session what the refinement needs; the content in use."""
 
     @abstractmethod
-    def run(self) -> AsyncIterator[Event]:
+    def run(self) -> AsyncGenerator[Event, None]:
         """The refinement's events; sets `outcome` at the end."""
 
     @abstractmethod

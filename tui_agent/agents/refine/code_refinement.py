@@ -12,7 +12,7 @@ and named in the next prompt. The best attempt becomes the candidate Artifact.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -150,7 +150,7 @@ class CodeRefinement(Refinement):
             return list(self.feedback)
         return [f for f, c in zip(self.feedback, self.best.checks, strict=True) if not c.resolved]
 
-    async def run(self) -> AsyncIterator[Event]:
+    async def run(self) -> AsyncGenerator[Event, None]:
         """The refinement's events; `outcome` is set at the end."""
         if self.original is not None:
             yield self.original

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -158,7 +158,7 @@ class RecipeRefinement(Refinement):
             max_items=self.max_items,
         )
 
-    async def run(self) -> AsyncIterator[Event]:
+    async def run(self) -> AsyncGenerator[Event, None]:
         """The refinement's events; sets `outcome` at the end."""
         if self.original is not None:
             yield self.original

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.agents.refine.base import Refinement, RefinementError, is_recipe_session
@@ -100,7 +100,7 @@ async def decide(
     settings: Settings,
     reason: str = "",
     run: RunSettings | None = None,
-) -> AsyncIterator[Event]:
+) -> AsyncGenerator[Event, None]:
     """VersionDecided for `version` of artifact `name`; on accept, the re-run's events (with
     the page and network of `run`, by default the session's checked) end with
     ItemsExtracted(replace=True) and OutputAnalyzed (or a Log saying why they did not).

@@ -78,9 +78,10 @@ class TaskSession:
                     yield _node_finished(node.node_id, self.context, outcome.context, outcome.error)
                 self.context = outcome.context
                 if outcome.status == "failed":
-                    status = "stopped" if outcome.failure == "budget_exceeded" else "failed"
-                    reason = "budget" if status == "stopped" else outcome.failure
-                    end = SessionEnded(status=status, stopped_reason=reason)
+                    if outcome.failure == "budget_exceeded":
+                        end = SessionEnded(status="stopped", stopped_reason="budget")
+                    else:
+                        end = SessionEnded(status="failed", stopped_reason=outcome.failure)
                     break
             self.completed = end.status == "completed"
         finally:

@@ -97,7 +97,7 @@ class HomeScreen(Screen[None]):
         return self.query_one("#filter", Input).value.strip()
 
     @property
-    def visible(self) -> list[SessionSummary]:
+    def shown_sessions(self) -> list[SessionSummary]:
         """The sessions the filter lets through."""
         query = self.query_text
         return [s for s in self.summaries if matches(s, query)] if query else self.summaries
@@ -108,7 +108,7 @@ class HomeScreen(Screen[None]):
         self._show()
 
     def _show(self) -> None:
-        visible = self.visible
+        visible = self.shown_sessions
         self.table.show(visible, select=self.came_from)
         self.came_from = None
         empty = self.query_one("#empty", Static)

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
+from textual.screen import Screen
 from textual.worker import Worker
 
 from tui_agent.agents.refine import (
@@ -51,8 +52,8 @@ from tui_agent.tui.screens.diff import Decision, DiffScreen, outcome_note
 from tui_agent.tui.screens.imported_run import ImportedRunModal
 
 if TYPE_CHECKING:
+    from tui_agent.store import Store
     from tui_agent.tui.app import TuiAgentApp
-    from tui_agent.tui.screens.session import SessionScreen
 
 REFINE_WORKERS = "refinement"
 
@@ -96,22 +97,43 @@ def refine_plan(state: SessionState, feedback: list[FieldFeedback], settings: Se
     )
 
 
-class RefineFlow:
-    """The refine actions of SessionScreen (mixed into it: they use its state, its pending
-    feedback and the recorder that appends to the session)."""
+class RefineFlow(Screen[None]):
+    """The refine actions of SessionScreen, its base: they use its state, its pending
+    feedback and the recorder that appends to the session (declared here, defined there)."""
+
+    store: Store | None
+    state: SessionState
+    _pending: list[FieldFeedback]
 
     @property
-    def settings(self: SessionScreen) -> Settings:
+    def session_id(self) -> str:
+        raise NotImplementedError
+
+    @property
+    def recordable(self) -> bool:
+        raise NotImplementedError
+
+    async def recorder(self) -> SessionRecorder:
+        raise NotImplementedError
+
+    async def action_submit_feedback(self) -> None:
+        raise NotImplementedError
+
+    async def _submit(self, recorder: SessionRecorder) -> bool:
+        raise NotImplementedError
+
+    @property
+    def settings(self) -> Settings:
         """The app's settings (model, api base, sandbox) that refinement runs with."""
-        app: TuiAgentApp = self.app  # type: ignore[assignment]
+        app = cast("TuiAgentApp", self.app)
         return app.settings
 
     @property
-    def refining(self: SessionScreen) -> bool:
+    def refining(self) -> bool:
         """Whether a refinement or a decision is running for this session now."""
         return any(w.group == REFINE_WORKERS and not w.is_finished for w in self.workers)
 
-    async def action_refine(self: SessionScreen) -> None:
+    async def action_refine(self) -> None:
         """Submit any pending feedback, then refine with the last feedback in a worker; when
         that feedback was already acted on, ask first."""
         if not self.recordable:  # a live agent still runs: the feedback is kept for later
@@ -135,11 +157,11 @@ class RefineFlow:
         modal = ConfirmModal("Refine again?", question, confirm_label="Refine again")
         self.app.push_screen(modal, answered)
 
-    def _start_refinement(self: SessionScreen) -> None:
+    def _start_refinement(self) -> None:
         self.run_worker(self._refine(), group=REFINE_WORKERS, exclusive=True, exit_on_error=False)
         self.refresh_bindings()
 
-    async def _refine(self: SessionScreen) -> None:
+    async def _refine(self) -> None:
         recorder = await self.recorder()
         if self._pending and not await self._submit(recorder):
             return
@@ -174,16 +196,16 @@ class RefineFlow:
         else:
             self.notify(message or "No attempt improved the fields.", severity="warning")
 
-    async def _run_settings(self: SessionScreen, state: SessionState) -> RunSettings:
+    async def _run_settings(self, state: SessionState) -> RunSettings:
         """The session's page and network checked as typed (an imported session's with the
         network off); a RefinementError names a refused setting."""
         imported_from = (
             None if self.store is None else await self.store.imported_from(state.session_id)
         )
-        allowed = Allowances(file_urls=self.app.settings.allow_file_urls)
+        allowed = Allowances(file_urls=self.settings.allow_file_urls)
         return run_settings(state, imported_from=imported_from, allowed=allowed)
 
-    async def _approved(self: SessionScreen, plan: RunPlan) -> bool:
+    async def _approved(self, plan: RunPlan) -> bool:
         """Whether the user approves what an imported session's run would run (a dialog)."""
         if await self.app.push_screen_wait(ImportedRunModal(plan)):
             return True
@@ -191,7 +213,7 @@ class RefineFlow:
         return False
 
     async def _record(
-        self: SessionScreen,
+        self,
         recorder: SessionRecorder,
         events: AsyncGenerator[Event, None],
         what: str,
@@ -220,17 +242,17 @@ class RefineFlow:
             await events.aclose()
         return True
 
-    def on_worker_state_changed(self: SessionScreen, event: Worker.StateChanged) -> None:
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == REFINE_WORKERS:
             self.refresh_bindings()
 
-    def action_review(self: SessionScreen) -> None:
+    def action_review(self) -> None:
         """Show the newest candidate still waiting for a decision."""
         waiting = candidate_awaiting_decision(self.state)
         if waiting is not None:
             self.review(waiting)
 
-    def review(self: SessionScreen, candidate: Artifact, state: SessionState | None = None) -> None:
+    def review(self, candidate: Artifact, state: SessionState | None = None) -> None:
         """Push the DiffScreen of `candidate` (of `state`, by default this screen's); the
         answer is recorded by `decide`."""
         state = state or self.state
@@ -251,7 +273,7 @@ class RefineFlow:
 
         self.app.push_screen(screen, decided)
 
-    async def decide(self: SessionScreen, candidate: Artifact, decision: Decision) -> None:
+    async def decide(self, candidate: Artifact, decision: Decision) -> None:
         """Record the decision on `candidate` (with its reason); on accept the re-run
         refreshes the table (an imported session's after the user approved what it runs)."""
         recorder = await self.recorder()
@@ -276,7 +298,7 @@ class RefineFlow:
             run=run,
         )
         finished = await self._record(recorder, events, "re-run")
-        decision = next(
+        decided = next(
             (
                 e
                 for e in reversed(recorder.state.timeline)
@@ -284,8 +306,8 @@ class RefineFlow:
             ),
             None,
         )
-        if decision is not None:
+        if decided is not None:
             verb = "Accepted" if accepted else "Rejected"
             rerun = "" if finished or not accepted else " (the re-run stopped)"
             self.notify(f"{verb} {name} v{version}{rerun}.", markup=False)
-            self.post_message(VersionDecisionRecorded(decision))
+            self.post_message(VersionDecisionRecorded(decided))

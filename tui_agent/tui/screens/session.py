@@ -28,7 +28,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import AwaitRemove
 from textual.widgets import Footer, Static
@@ -95,7 +94,7 @@ def title_line(
     return Content.assemble(*parts)
 
 
-class SessionScreen(RefineFlow, Screen[None]):
+class SessionScreen(RefineFlow):
     """One session: live (fed by its recorder) or stored (folded from its events)."""
 
     BINDINGS = [

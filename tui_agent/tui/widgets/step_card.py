@@ -9,7 +9,7 @@ stands at each frame (the frames already batch the tokens).
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, TypeVar
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -32,7 +32,10 @@ MAX_PROGRAM_CALLS = 20
 CALL_WIDTH = 100
 
 
-def _tail(lines: list[str], limit: int) -> tuple[list[str], int]:
+T = TypeVar("T")
+
+
+def _tail(lines: list[T], limit: int) -> tuple[list[T], int]:
     """The last `limit` lines and how many were left out."""
     hidden = max(0, len(lines) - limit)
     return lines[hidden:], hidden
