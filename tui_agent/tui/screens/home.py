@@ -42,6 +42,9 @@ def matches(summary: SessionSummary, query: str) -> bool:
 class HomeScreen(Screen[None]):
     """Sessions, newest first. Enter opens, r replays, d deletes (after asking), / filters."""
 
+    AUTO_FOCUS = ""
+    """Nothing is focused until the sessions are shown: then the table is (see `_show`), so
+    Enter opens one; the filter takes focus only when asked for (/)."""
     COMMANDS = {NewSessionCommands, SessionCommands}
     BINDINGS = [
         Binding("n", "new", "New", id="home.new", tooltip="Start a session: a task or a file"),
