@@ -69,7 +69,7 @@ def listing_payloads(count: int = 12) -> list[Event]:
             call_id = f"i{n}-{index}"
             output = f'saved item {n} "Oak desk {n} ${n * 10}.00"' if name == "SAVE" else "ok"
             events += [
-                ToolCall(call_id=call_id, name=name, step=n),
+                ToolCall(call_id=call_id, name=name, item=n),
                 ToolResult(call_id=call_id, name=name, output=output, duration=0.05),
             ]
         events.append(ItemsExtracted(items=[item], step=n))

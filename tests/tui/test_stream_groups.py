@@ -9,9 +9,9 @@ from tui_agent.tui.stream_groups import CallGroup, StreamGroups
 from tui_agent.tui.widgets.group_card import folded_content
 
 
-def call(call_id: str, name: str, step: int = 0) -> list[ToolCall | ToolResult]:
+def call(call_id: str, name: str, item: int | None = None) -> list[ToolCall | ToolResult]:
     return [
-        ToolCall(call_id=call_id, name=name, step=step),
+        ToolCall(call_id=call_id, name=name, item=item),
         ToolResult(call_id=call_id, name=name, output=f"{name} done", duration=0.1),
     ]
 
@@ -29,9 +29,9 @@ def test_probes_fold_under_their_phase_and_items_get_a_card_each() -> None:
         Log(level="warning", message="no next page"),
         PhaseStarted(phase="list"),
         *call("c1", "WAIT_FOR"),
-        *call("i1a", "EXTRACT_DETAILS", step=1),
-        *call("i1b", "SAVE", step=1),
-        *call("i2a", "EXTRACT_DETAILS", step=2),
+        *call("i1a", "EXTRACT_DETAILS", item=1),
+        *call("i1b", "SAVE", item=1),
+        *call("i2a", "EXTRACT_DETAILS", item=2),
         *call("c2", "CLICK"),
     )
     entries = StreamGroups().entries(state)
@@ -65,7 +65,7 @@ def test_calls_outside_a_phase_stay_one_card_each_and_growth_is_incremental() ->
 def test_a_phase_going_on_after_its_items_shows_the_call_it_went_on_with() -> None:
     state = state_of(
         PhaseStarted(phase="list"),
-        *call("i1", "SAVE", step=1),
+        *call("i1", "SAVE", item=1),
         *call("c2", "CLICK_IF_EXISTS"),
         *call("c3", "WAIT_FOR"),
         *call("c4", "FOR_EACH_ITEM_IN_LIST"),
