@@ -113,12 +113,9 @@ def failure_reason(state: SessionState) -> str:
     return state.stopped_reason or state.status
 
 
-def _terminal(output: Output) -> Output:
-    """`output`, or headless when the TUI has no terminal to draw on (a pipe, a CI job)."""
-    if output == "tui" and not (sys.stdin.isatty() and sys.stdout.isatty()):
-        print("tui-agent: no terminal here: printing the session (--headless)", file=sys.stderr)
-        return "headless"
-    return output
+def _no_terminal(output: Output) -> bool:
+    """Whether the TUI was asked for with no terminal to draw on (a pipe, a CI job)."""
+    return output == "tui" and not (sys.stdin.isatty() and sys.stdout.isatty())
 
 
 def record_request(settings: Settings, request: RequestBase, output: Output) -> tuple[int, Launch]:
@@ -134,7 +131,8 @@ def record_request(settings: Settings, request: RequestBase, output: Output) -> 
     from tui_agent.agents.launch import prepare
     from tui_agent.store.task_cache import TaskCache
 
-    output = _terminal(output)
+    fall_back = _no_terminal(output)
+    output = "headless" if fall_back else output
     cache = TaskCache(settings.db)
     if output == "tui":
         from tui_agent.tui.app import TuiAgentApp
@@ -147,6 +145,8 @@ def record_request(settings: Settings, request: RequestBase, output: Output) -> 
         return 0, launch
     approver = _terminal_approver(settings, request, output)
     launch = prepare(request, settings, approver=approver, cache=cache)
+    if fall_back:  # said once the request is known to start, so a refusal stays one line
+        print("tui-agent: no terminal here: printing the session (--headless)", file=sys.stderr)
     return record_launch(settings, launch, output), launch
 
 
