@@ -9,6 +9,7 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -430,6 +431,24 @@ async def test_missing_fields_are_absent_not_empty(page, demo_site):
 # --- the command ----------------------------------------------------------------------------
 
 
+def stopped(process: subprocess.Popen[str], timeout: float = 30) -> tuple[str, str]:
+    """The output of `process` once it has ended; if it does not end within `timeout`, the
+    test fails with where its threads wait (py-spy) and what it said."""
+    try:
+        return process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        where = subprocess.run(
+            [str(Path(sys.executable).with_name("py-spy")), "dump", "--pid", str(process.pid)],
+            capture_output=True,
+            text=True,
+        )
+        process.kill()
+        _, err = process.communicate()
+        pytest.fail(
+            f"still running {timeout:g}s after Ctrl+C:\n{where.stdout}{where.stderr}\n{err}"
+        )
+
+
 def test_demo_site_command_serves_until_interrupted(tmp_path):
     env = {**os.environ, "TUI_AGENT_CONFIG_FILE": str(tmp_path / "none.toml")}
     command = [sys.executable, "-m", "tui_agent", "--db", str(tmp_path / "s.db"), "demo-site"]
@@ -454,6 +473,6 @@ def test_demo_site_command_serves_until_interrupted(tmp_path):
         assert len(taken.stderr.strip().splitlines()) == 1
     finally:
         process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=30)
+        out, err = stopped(process)
     assert process.returncode == 0, err
     assert out.strip().endswith("Demo site stopped.") and err == ""
