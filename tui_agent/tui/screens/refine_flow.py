@@ -12,6 +12,7 @@ to approve before refining or re-running it.
 from __future__ import annotations
 
 import asyncio
+from abc import abstractmethod
 from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, cast
 
@@ -106,21 +107,21 @@ class RefineFlow(Screen[None]):
     _pending: list[FieldFeedback]
 
     @property
-    def session_id(self) -> str:
-        raise NotImplementedError
+    @abstractmethod
+    def session_id(self) -> str: ...
 
     @property
-    def recordable(self) -> bool:
-        raise NotImplementedError
+    @abstractmethod
+    def recordable(self) -> bool: ...
 
-    async def recorder(self) -> SessionRecorder:
-        raise NotImplementedError
+    @abstractmethod
+    async def recorder(self) -> SessionRecorder: ...
 
-    async def action_submit_feedback(self) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    async def action_submit_feedback(self) -> None: ...
 
-    async def _submit(self, recorder: SessionRecorder) -> bool:
-        raise NotImplementedError
+    @abstractmethod
+    async def _submit(self, recorder: SessionRecorder) -> bool: ...
 
     @property
     def settings(self) -> Settings:
