@@ -12,7 +12,7 @@ import time
 import uuid
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, model_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from tui_agent.analysis.shapes import AgentType, FieldFeedback, OutputAnalysis
 
@@ -30,6 +30,10 @@ SCHEMA_VERSION = 10
 9: SessionStarted.request (what the session was started with: its request, as JSON)."""
 
 SessionKind = Literal["code", "exec", "scrape", "task", "refine", "toolcode", "recording"]
+RecordedKind = SessionKind | Literal["codeact"]
+"""A kind as an event recorded it: schema 9 and before named the command `code` `codeact`.
+Events stay as recorded (an export is the file imported, byte for byte); `current_kind`
+names it."""
 SessionStatus = Literal[
     "running", "completed", "failed", "cancelled", "stopped", "interrupted", "partial"
 ]
@@ -68,15 +72,14 @@ class BaseEvent(BaseModel):
     ts: float = Field(default_factory=time.time)
 
 
-def _current_kind(kind: Any) -> Any:
-    """A session kind under its current name (schema 9 and before recorded `code` as
-    `codeact`)."""
+def current_kind(kind: RecordedKind) -> SessionKind:
+    """A recorded session kind under its current name."""
     return "code" if kind == "codeact" else kind
 
 
 class SessionStarted(BaseEvent):
     type: Literal["session_started"] = "session_started"
-    kind: Annotated[SessionKind, BeforeValidator(_current_kind)]
+    kind: RecordedKind
     title: str
     model: str | None = None
     agent_type: AgentType = "generic"
@@ -196,14 +199,13 @@ class ToolCall(BaseEvent):
     item: int | None = None
     """The item a recipe run's command worked on (its ordinal in the list); None: no item."""
 
-    @model_validator(mode="before")
-    @classmethod
-    def _item_from_step(cls, data: Any) -> Any:
-        """Schema 9 and before kept a recipe command's item in `step`."""
-        older = isinstance(data, dict) and data.get("schema_version", SCHEMA_VERSION) < 10
-        if older and data.get("item") is None and data.get("step"):
-            return {**data, "item": data["step"], "step": 0}
-        return data
+    @property
+    def recipe_item(self) -> int | None:
+        """The item a recipe run's command worked on, from any schema: 9 and before kept it
+        in `step` (the event stays as recorded)."""
+        if self.item is None and self.schema_version < 10 and self.step:
+            return self.step
+        return self.item
 
 
 class ToolResult(BaseEvent):

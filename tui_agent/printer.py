@@ -42,6 +42,7 @@ from tui_agent.events import (
     ToolCall,
     ToolResult,
     VersionDecided,
+    current_kind,
 )
 from tui_agent.formatting import (
     artifact_text,
@@ -226,7 +227,9 @@ def render_event(event: Event) -> RenderableType | None:
     event = visible_event(event)
     match event:
         case SessionStarted():
-            return Text.assemble(("▶ ", "bold"), (event.title, "bold"), f"  [{event.kind}]")
+            return Text.assemble(
+                ("▶ ", "bold"), (event.title, "bold"), f"  [{current_kind(event.kind)}]"
+            )
         case Thought() if event.text:
             return Text.assemble(("🤖 Thinking: ", "bold magenta"), event.text)
         case AttemptStarted():

@@ -43,6 +43,7 @@ from tui_agent.events import (
     ToolCall,
     ToolResult,
     VersionDecided,
+    current_kind,
 )
 from tui_agent.json_limits import loads as bounded_loads
 
@@ -282,7 +283,7 @@ class SessionState:
 
 def _started(state: SessionState, e: SessionStarted) -> None:
     state.session_id = e.session_id
-    state.kind = e.kind
+    state.kind = current_kind(e.kind)
     state.title = e.title
     state.model = e.model
     state.agent_type = e.agent_type

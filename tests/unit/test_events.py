@@ -22,9 +22,11 @@ from tui_agent.events import (
     SessionStarted,
     ThoughtDelta,
     ToolCall,
+    current_kind,
     dump_event,
     parse_event,
 )
+from tui_agent.session import fold
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
@@ -96,16 +98,20 @@ def test_unknown_type_and_extra_fields_are_rejected():
         parse_event(data)
 
 
-def test_older_sessions_read_under_the_current_names():
+def test_older_sessions_read_under_the_current_names_and_stay_as_recorded():
     """Schema 9 recorded the command `code` as kind `codeact` and a recipe command's item in
-    `step`; both read back under today's names, and today's events keep their step."""
+    `step`: the fold and the item grouping read today's names, while the events themselves
+    stay as recorded (an export is the imported file, byte for byte)."""
     old_start = {"type": "session_started", "schema_version": 9, "kind": "codeact", "title": "t"}
-    assert parse_event(old_start).kind == "code"
+    started = parse_event(old_start)
+    assert started.kind == "codeact" and current_kind(started.kind) == "code"
+    assert fold([started]).kind == "code"
+    assert '"kind":"codeact"' in dump_event(started)
     old_call = {"type": "tool_call", "schema_version": 9, "call_id": "c1", "name": "CLICK"}
     old = parse_event({**old_call, "step": 3})
-    assert (old.step, old.item) == (0, 3)
-    assert parse_event({**old_call, "step": 0}).item is None
+    assert (old.step, old.item, old.recipe_item) == (3, None, 3)
+    assert parse_event({**old_call, "step": 0}).recipe_item is None
     new = parse_event(dump_event(ToolCall(call_id="c2", name="run", step=2)))
-    assert (new.step, new.item) == (2, None)
-    again = parse_event(dump_event(old))
-    assert (again.step, again.item) == (0, 3)
+    assert (new.step, new.item, new.recipe_item) == (2, None, None)
+    assert parse_event(dump_event(ToolCall(call_id="c3", name="CLICK", item=4))).recipe_item == 4
+    assert dump_event(parse_event(dump_event(old))) == dump_event(old)

@@ -94,7 +94,7 @@ class StreamGroups:
         if isinstance(entry, PhaseState):
             self._entries.append(CallGroup(entry.name, phase=entry))
         elif isinstance(entry, ToolCallState):
-            item = (entry.call.item or 0) if entry.phase else 0
+            item = (entry.call.recipe_item or 0) if entry.phase else 0
             if (
                 isinstance(last, CallGroup)
                 and entry.phase

@@ -9,7 +9,7 @@ from textual.binding import Binding
 from textual.content import Content
 from textual.timer import Timer
 
-from tui_agent.events import SessionStarted
+from tui_agent.events import SessionStarted, current_kind
 from tui_agent.store import Store
 from tui_agent.tui.messages import ReplayMoved
 from tui_agent.tui.replay import Replay, ReplayMove
@@ -122,7 +122,9 @@ class ReplayScreen(SessionScreen):
         started = self._started
         if started is None:
             return title_line("", "", self.session_id, prefix="replay")
-        return title_line(started.kind, started.title, started.session_id, prefix="replay")
+        return title_line(
+            current_kind(started.kind), started.title, started.session_id, prefix="replay"
+        )
 
     async def action_toggle_play(self) -> None:
         if self.playing:
