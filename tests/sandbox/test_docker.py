@@ -233,6 +233,22 @@ async def test_a_timeout_replaces_the_container(pool: ContainerPool, workspace: 
 
 
 @pytest.mark.docker
+async def test_a_start_cancelled_while_its_container_is_made_leaves_nothing_behind(
+    pool: ContainerPool, workspace: Path
+):
+    """The container a cancelled start was making (in a thread) is removed once made, and
+    with it its hold on the workspace's quota: not kept until the pool closes."""
+    sandbox = DockerSandbox(workspace=workspace, limits=LIMITS, pool=pool)
+    starting = asyncio.ensure_future(sandbox.start())
+    await asyncio.to_thread(until, lambda: bool(pool.container_ids()), "a container being made")
+    starting.cancel()
+    await asyncio.gather(starting, return_exceptions=True)
+    await sandbox.close()
+    gone = lambda: not pool.container_ids() and not os.path.ismount(workspace)  # noqa: E731
+    await asyncio.to_thread(until, gone, "the container and the quota gone")
+
+
+@pytest.mark.docker
 async def test_closing_the_pool_removes_every_container(docker_ready: None, workspace: Path):
     pool = ContainerPool(size=1)
     sandbox = DockerSandbox(workspace=workspace, limits=LIMITS, pool=pool)

@@ -202,10 +202,26 @@ class ContainerPool:
         if evicted:
             await asyncio.to_thread(self._remove_all, evicted)
         if attached is None:
-            attached = await asyncio.to_thread(self._start, spec)
+            attached = await self._start_owned(spec)
         if seen:
             self._refill(spec)
         return attached
+
+    async def _start_owned(self, spec: ContainerSpec) -> Attached:
+        """A new container for the caller; when the caller is cancelled while it starts (in
+        a thread, which cannot be stopped), it is removed once started, not left running with
+        its quota hold until the pool closes."""
+        starting = asyncio.ensure_future(asyncio.to_thread(self._start, spec))
+        try:
+            return await asyncio.shield(starting)
+        except asyncio.CancelledError:
+            starting.add_done_callback(self._discard_unclaimed)
+            raise
+
+    def _discard_unclaimed(self, starting: asyncio.Future[Attached]) -> None:
+        if not starting.cancelled() and starting.exception() is None:
+            attached = starting.result()
+            threading.Thread(target=self._discard, args=(attached,), daemon=True).start()
 
     async def discard(self, attached: Attached) -> None:
         """Kill and remove a container handed out by `acquire`."""
