@@ -4,6 +4,7 @@ import atexit
 import os
 import shutil
 import tempfile
+import threading
 from collections.abc import Iterator
 
 import pytest
@@ -21,6 +22,21 @@ os.environ["XDG_CACHE_HOME"] = CACHE_HOME
 so one xdist worker's start never recovers, and races with, an image another worker's test left
 marked on purpose."""
 atexit.register(shutil.rmtree, CACHE_HOME, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def no_open_database_left() -> Iterator[None]:
+    """A test leaves no SQLite connection open: each holds a thread that keeps the process
+    from exiting (the xdist worker is then killed, its exit handlers never run: the workspace
+    quota's images stay mounted)."""
+    before = _database_threads()
+    yield
+    left = _database_threads() - before
+    assert not left, f"{len(left)} aiosqlite connection(s) left open (close them)"
+
+
+def _database_threads() -> set[int | None]:
+    return {t.ident for t in threading.enumerate() if "_connection_worker_thread" in t.name}
 
 
 @pytest.fixture

@@ -288,7 +288,9 @@ async def test_a_second_run_on_a_new_context_of_the_same_shape_makes_no_model_ca
     assert attempt.cached
     checks = [(c.check, c.passed) for c in again.of(CheckVerdict)]
     assert checks == [("context_access", True), ("serialization", True)]
-    [entry] = await TaskCache(settings.db).entries()
+    cache = TaskCache(settings.db)
+    [entry] = await cache.entries()
+    await cache.close()
     assert entry.hits == 1 and entry.session_id == "first0000001"
 
 
