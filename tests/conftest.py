@@ -32,11 +32,14 @@ def no_open_database_left() -> Iterator[None]:
     before = _database_threads()
     yield
     left = _database_threads() - before
-    assert not left, f"{len(left)} aiosqlite connection(s) left open (close them)"
+    for thread in left:  # a closed connection's thread ends just after `close` returns
+        thread.join(timeout=5)
+    still = [thread for thread in left if thread.is_alive()]
+    assert not still, f"{len(still)} aiosqlite connection(s) left open (close them)"
 
 
-def _database_threads() -> set[int | None]:
-    return {t.ident for t in threading.enumerate() if "_connection_worker_thread" in t.name}
+def _database_threads() -> set[threading.Thread]:
+    return {t for t in threading.enumerate() if "_connection_worker_thread" in t.name}
 
 
 @pytest.fixture
