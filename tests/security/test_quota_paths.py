@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from test_workspace import loop_backing_files, own_images
+from test_workspace import loops_released, own_images
 
 from tui_agent.sandbox.base import SandboxError
 from tui_agent.sandbox.choose import BACKENDS
@@ -75,7 +75,7 @@ def mounted_paths() -> set[str]:
 def assert_nothing_left_mounted(workspace: Path, images: set[Path]) -> None:
     assert not os.path.ismount(workspace)
     assert not {str(image.with_suffix(".mnt")) for image in images} & mounted_paths()
-    assert not {str(image) for image in images} & loop_backing_files()
+    assert loops_released(images)
 
 
 def assert_tree_came_back(workspace: Path, depths: list[int]) -> None:

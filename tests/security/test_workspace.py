@@ -6,6 +6,7 @@ import errno
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -78,6 +79,18 @@ def loop_backing_files() -> set[str]:
     return {line.strip() for line in listed.stdout.splitlines()}
 
 
+def loops_released(images: set[Path], timeout: float = 20.0) -> bool:
+    """Whether no loop device is backed by `images` any more, waiting up to `timeout`: the
+    kernel frees an unmounted image's loop device once the last mount namespace that saw it
+    is gone (a removed container's or an exited bwrap's, torn down just after)."""
+    deadline = time.monotonic() + timeout
+    while {str(image) for image in images} & loop_backing_files():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
 async def test_the_quota_holds_across_files_and_processes(run, workspace, limits, quota_here):
     result = await run(FILL_FROM_PROCESSES, args=[3], timeout=60)
     assert result.success, result.error
@@ -115,7 +128,7 @@ async def test_closing_copies_the_files_back_and_leaves_no_mount(
     assert (workspace / "kept.txt").read_text() == "kept"
     assert not os.path.ismount(workspace)
     assert not own_images() & images
-    assert not {str(image) for image in images} & loop_backing_files()
+    assert loops_released(images)
 
 
 async def test_links_planted_inside_are_never_followed_on_the_host(
@@ -186,7 +199,7 @@ def test_a_dead_owners_quota_whose_folder_moved_away_blocks_no_one(tmp_path, quo
     mine.release()
     assert not os.path.ismount(moved)
     assert not record.exists() and not image.exists()
-    assert str(image) not in loop_backing_files()
+    assert loops_released({image})
 
 
 async def test_a_start_cancelled_while_the_quota_is_made_leaves_no_mount(
