@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.syntax import Syntax
 from rich.text import Text
 
-from tui_agent.agents.refine import Allowances, RunPlan
 from tui_agent.cli.common import UsageError
 from tui_agent.config import Settings
+
+if TYPE_CHECKING:  # the refinement package (sandboxes, Chromium) loads only where it is used
+    from tui_agent.agents.refine import Allowances, RunPlan
 
 
 def add_trust_options(parser: argparse.ArgumentParser) -> None:
@@ -37,6 +40,8 @@ def add_trust_options(parser: argparse.ArgumentParser) -> None:
 
 def allowances(args: argparse.Namespace, settings: Settings) -> Allowances:
     """What the options and settings allow beyond an imported session's own settings."""
+    from tui_agent.agents.refine import Allowances
+
     return Allowances(network=args.network, file_urls=settings.allow_file_urls)
 
 
