@@ -98,7 +98,8 @@ async def test_a_code_task_without_a_model_says_so_at_the_model_field(tmp_path: 
         await pilot.press(*"add 2 and 2", "ctrl+s")
         await wait_until(pilot, lambda: "Model field" in modal.problem)
         assert app.screen is modal  # kept open, with what was typed
-        assert modal.focused is modal.query_one("#code-model")
+        # the field takes the focus once the error is shown (Textual focuses on its next turn)
+        await wait_until(pilot, lambda: modal.focused is modal.query_one("#code-model"))
         assert modal.query_one("#code-task", Input).value == "add 2 and 2"
         assert "TUI_AGENT_MODEL or" not in modal.problem.replace("(or set TUI_AGENT_MODEL)", "")
     async with await Store.open(tmp_path / "s.db") as store:
@@ -132,7 +133,8 @@ async def test_an_unreachable_page_keeps_the_form_and_a_bare_host_gets_http(
         url = modal.query_one("#scrape-url", Input)
         await wait_until(pilot, lambda: "cannot reach" in modal.problem.lower())
         assert url.value == "http://127.0.0.1:9/list"
-        assert app.screen is modal and modal.focused is url
+        assert app.screen is modal
+        await wait_until(pilot, lambda: modal.focused is url)
         assert modal.query_one("#scrape-task", Input).value == "Extract 3 items"
 
 

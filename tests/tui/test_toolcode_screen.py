@@ -194,7 +194,8 @@ async def test_n_starts_a_toolcode_session_from_its_form(tmp_path: Path) -> None
             modal.query_one("#toolcode-mcp-config", Input).value = str(tmp_path / "none.json")
             await pilot.press("ctrl+s")
             await wait_until(pilot, lambda: "does not exist" in modal.problem)
-            assert modal.focused is modal.query_one("#toolcode-mcp-config")  # said at its field
+            config_field = modal.query_one("#toolcode-mcp-config")  # said at its field
+            await wait_until(pilot, lambda: modal.focused is config_field)
             modal.query_one("#toolcode-mcp-config", Input).value = str(config)
             await pilot.press("ctrl+s")
             await wait_until(pilot, lambda: isinstance(app.screen, SessionScreen), timeout=30)
