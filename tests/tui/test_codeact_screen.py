@@ -270,7 +270,7 @@ async def test_output_shows_while_the_code_runs_and_escape_cancels_once_confirme
             assert step.running and step.execution is None
             # The latest lines in order, those before them counted (a loaded machine may show
             # the pane first when tick 30 is out).
-            hidden, ticks = ticks_shown(screen)[0], ticks_shown(screen)[1:]
+            hidden, *ticks = ticks_shown(screen)
             assert ticks == list(range(hidden, hidden + len(ticks)))
             await pilot.press("escape")  # asks first; n lets it run on
             await wait_until(pilot, lambda: isinstance(pilot.app.screen, CancelRunModal))
