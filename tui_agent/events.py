@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from tui_agent.analysis.shapes import AgentType, FieldFeedback, OutputAnalysis
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 """Version of the event schema; bumped on any change old readers could not parse.
 
 2: ExecutionOutput (live output of a running step).
@@ -27,7 +27,9 @@ SCHEMA_VERSION = 10
 7: SessionEnded status "partial" (a scrape kept its items when a later page failed).
 8: Artifact.changes (a candidate's per-field verdicts with before -> after values);
    ExecutionFinished.files and .workspace (the files a run wrote, for its step card).
-9: SessionStarted.request (what the session was started with: its request, as JSON)."""
+9: SessionStarted.request (what the session was started with: its request, as JSON).
+11: conversations: UserMessage, TurnEnded, ModelChanged, SessionResumed, StateRestoreRun,
+    StateRestored, HistoryFitted; status "waiting"; SessionStarted.parent (a fork's origin)."""
 
 SessionKind = Literal["code", "exec", "scrape", "task", "refine", "toolcode", "recording"]
 RecordedKind = SessionKind | Literal["codeact"]
@@ -35,11 +37,14 @@ RecordedKind = SessionKind | Literal["codeact"]
 Events stay as recorded (an export is the file imported, byte for byte); `current_kind`
 names it."""
 SessionStatus = Literal[
-    "running", "completed", "failed", "cancelled", "stopped", "interrupted", "partial"
+    "running", "waiting", "completed", "failed", "cancelled", "stopped", "interrupted", "partial"
 ]
 """"interrupted": the process recording the session died before ending it (kill -9, a lost
 SSH connection, a power cut); another process noticed and ended it. "partial": the work failed
-part way (a scrape's page N) and what it had done is kept (the items of the pages before)."""
+part way (a scrape's page N) and what it had done is kept (the items of the pages before).
+"waiting": a conversation between turns, waiting for the user's next message."""
+OPEN_STATUSES: tuple[SessionStatus, ...] = ("running", "waiting")
+"""The statuses of a session that has not ended: its recording process still holds it."""
 LogStream = Literal["stdout", "stderr"]
 ArtifactFormat = Literal["markdown", "json", "python", "text"]
 TaskStage = Literal["analysis", "task"]
@@ -77,6 +82,13 @@ def current_kind(kind: RecordedKind) -> SessionKind:
     return "code" if kind == "codeact" else kind
 
 
+class ForkOrigin(BaseModel):
+    """Where a fork came from: its parent session, and the last of its steps the fork holds."""
+
+    session_id: str
+    at_step: int
+
+
 class SessionStarted(BaseEvent):
     type: Literal["session_started"] = "session_started"
     kind: RecordedKind
@@ -90,6 +102,8 @@ class SessionStarted(BaseEvent):
     settings-backed fields resolved and the secrets of a context masked; None for sessions
     recorded before requests were stored (or started without one)."""
     request_masked: bool = Field(default=False, exclude_if=_empty)
+    parent: ForkOrigin | None = Field(default=None, exclude_if=_empty)
+    """A fork's origin: the session and the step it was forked at (None: not a fork)."""
     """Secrets were masked in `request`: running it again needs them given again."""
 
 
@@ -372,6 +386,86 @@ class Error(BaseEvent):
     detail: str = ""
 
 
+class UserMessage(BaseEvent):
+    """The user's message in a conversation: a follow-up opening turn `turn`, or (`queued`)
+    a message typed while the agent worked, given to the model before its next step."""
+
+    type: Literal["user_message"] = "user_message"
+    turn: int
+    text: str
+    queued: bool = False
+
+
+class TurnEnded(BaseEvent):
+    """A turn of a conversation ended (answered, stopped, failed, interrupted by the user);
+    the session waits for the next message."""
+
+    type: Literal["turn_ended"] = "turn_ended"
+    turn: int
+    status: SessionStatus
+    stopped_reason: str | None = None
+
+
+class ModelChanged(BaseEvent):
+    """The next turns use `model` (`/model NAME`)."""
+
+    type: Literal["model_changed"] = "model_changed"
+    model: str
+    previous: str | None = None
+
+
+class SessionResumed(BaseEvent):
+    """A session goes on after it ended (or was interrupted): a continue, or a fork's start.
+    `restore`: "state" (the sandbox's state is rebuilt by running its code again) or "clean"
+    (a fresh sandbox); `runs`: how many runs restoring would take."""
+
+    type: Literal["session_resumed"] = "session_resumed"
+    restore: Literal["state", "clean"]
+    runs: int = 0
+    flagged: list[int] = Field(default_factory=list)
+    """Steps whose code ran with the network or wrote outside the workspace (asked first)."""
+
+
+class StateRestoreRun(BaseEvent):
+    """One run of a session's code again, restoring the sandbox's state: run `done` of
+    `total`, the code of step `step`."""
+
+    type: Literal["state_restore_run"] = "state_restore_run"
+    step: int
+    done: int
+    total: int
+    ok: bool
+    skipped: bool = False
+    error: str = ""
+    duration: float = 0.0
+
+
+class StateRestored(BaseEvent):
+    """Restoring ended: how many runs ran again, which failed or were left out, or that the
+    user chose a clean sandbox instead."""
+
+    type: Literal["state_restored"] = "state_restored"
+    ran: int
+    total: int
+    failed: list[int] = Field(default_factory=list)
+    skipped: list[int] = Field(default_factory=list)
+    clean: bool = False
+    duration: float = 0.0
+
+
+class HistoryFitted(BaseEvent):
+    """The conversation was fitted into the model's context before step `step`."""
+
+    type: Literal["history_fitted"] = "history_fitted"
+    step: int
+    before: int
+    after: int
+    limit: int
+    shortened: int = 0
+    summarised: int = 0
+    dropped: int = 0
+
+
 class SessionEnded(BaseEvent):
     type: Literal["session_ended"] = "session_ended"
     status: SessionStatus
@@ -404,6 +498,13 @@ Event = Annotated[
     | LLMCall
     | Log
     | Error
+    | UserMessage
+    | TurnEnded
+    | ModelChanged
+    | SessionResumed
+    | StateRestoreRun
+    | StateRestored
+    | HistoryFitted
     | SessionEnded,
     Field(discriminator="type"),
 ]

@@ -11,7 +11,14 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING
 
-from tui_agent.events import Error, Event, SessionEnded, SessionStarted, new_session_id
+from tui_agent.events import (
+    OPEN_STATUSES,
+    Error,
+    Event,
+    SessionEnded,
+    SessionStarted,
+    new_session_id,
+)
 from tui_agent.session import SessionState
 
 if TYPE_CHECKING:
@@ -52,9 +59,13 @@ class SessionRecorder:
         while either process lives.
         """
         recorder = cls(store, session_id, listeners)
-        recorder.state = await store.state(session_id)
-        recorder._seq = recorder.state.last_seq
+        await recorder.reopen()
         return recorder
+
+    async def reopen(self) -> None:
+        """Take up the session as stored: the next event is appended after its last."""
+        self.state = await self.store.state(self.session_id)
+        self._seq = self.state.last_seq
 
     def _stamp(self, event: Event) -> Event:
         self._seq += 1
@@ -95,13 +106,18 @@ class SessionRecorder:
         recorded as an Error and ends it as "failed" (and is not re-raised: it is recorded).
         """
         await self.emit(started)
+        return await self.go_on(agent)
+
+    async def go_on(self, agent: AsyncIterator[Event]) -> SessionState:
+        """Record every event of `agent`, then exactly one SessionEnded (as `run` does, without
+        a start: a session continued, its recorder made by `resume`)."""
         try:
             async for event in agent:
                 await self.emit(event)
                 if isinstance(event, SessionEnded):
                     return self.state
         except asyncio.CancelledError:
-            if self.state.status == "running":
+            if self.state.status in OPEN_STATUSES:
                 await asyncio.shield(
                     self.emit(SessionEnded(status="cancelled", stopped_reason="cancelled"))
                 )

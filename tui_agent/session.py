@@ -26,22 +26,30 @@ from tui_agent.events import (
     ExecutionStarted,
     FeedbackSubmitted,
     FinalAnswer,
+    ForkOrigin,
+    HistoryFitted,
     ItemsExtracted,
     LLMCall,
     Log,
     LogLine,
+    ModelChanged,
     OutputAnalyzed,
     PhaseFinished,
     PhaseStarted,
     RefinementProgress,
     SessionEnded,
+    SessionResumed,
     SessionStarted,
     SessionStatus,
+    StateRestored,
+    StateRestoreRun,
     TaskResult,
     Thought,
     ThoughtDelta,
     ToolCall,
     ToolResult,
+    TurnEnded,
+    UserMessage,
     VersionDecided,
     current_kind,
 )
@@ -138,7 +146,29 @@ TimelineEntry = (
     | Artifact
     | VersionDecided
     | TaskResult
+    | UserMessage
+    | TurnEnded
+    | ModelChanged
+    | SessionResumed
+    | StateRestored
+    | HistoryFitted
 )
+
+
+@dataclass
+class ModelUsage:
+    """The calls of one model in a session: tokens and what is known of their cost."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    known_cost: float = 0.0
+    unknown_cost_calls: int = 0
+
+    @property
+    def cost(self) -> float | None:
+        """The sum of the known costs; None when no call of this model had a price."""
+        return None if self.unknown_cost_calls == self.calls else self.known_cost
 
 
 class SessionSummary(BaseModel):
@@ -207,6 +237,14 @@ class SessionState:
     """What each task or workflow node returned, in order (task sessions)."""
     event_count: int = 0
     last_seq: int = 0
+    turn: int = 1
+    """The conversation's current turn (1: the task the session started with)."""
+    models: dict[str, ModelUsage] = field(default_factory=dict)
+    """Tokens and cost per model, in the order first called."""
+    parent: ForkOrigin | None = None
+    """The session this one was forked from, and at which step."""
+    restoring: StateRestoreRun | None = None
+    """The last run of a state restore under way (None: none under way)."""
 
     @property
     def total_tokens(self) -> int:
@@ -291,6 +329,7 @@ def _started(state: SessionState, e: SessionStarted) -> None:
     state.test_context = dict(e.test_context)
     state.request = e.request
     state.request_masked = e.request_masked
+    state.parent = e.parent
     state.started_at = e.ts
 
 
@@ -424,10 +463,16 @@ def _llm_call(state: SessionState, e: LLMCall) -> None:
             state.steps[e.step].model_calls = calls
     state.prompt_tokens += e.prompt_tokens
     state.completion_tokens += e.completion_tokens
+    usage = state.models.setdefault(e.model, ModelUsage())
+    usage.calls += 1
+    usage.prompt_tokens += e.prompt_tokens
+    usage.completion_tokens += e.completion_tokens
     if e.cost is None:
         state.unknown_cost_calls += 1
+        usage.unknown_cost_calls += 1
     else:
         state.known_cost += e.cost
+        usage.known_cost += e.cost
 
 
 def _log(state: SessionState, e: Log) -> None:
@@ -443,6 +488,46 @@ def _ended(state: SessionState, e: SessionEnded) -> None:
     state.status = e.status
     state.stopped_reason = e.stopped_reason
     state.ended_at = e.ts
+    state.restoring = None
+
+
+def _user_message(state: SessionState, e: UserMessage) -> None:
+    state.timeline.append(e)
+    state.turn = max(state.turn, e.turn)
+    state.status = "running"
+
+
+def _turn_ended(state: SessionState, e: TurnEnded) -> None:
+    state.timeline.append(e)
+    for step in state.steps.values():  # a run the user interrupted ran no further
+        step.running = False
+    state.status = "waiting"
+    state.stopped_reason = e.stopped_reason
+
+
+def _model_changed(state: SessionState, e: ModelChanged) -> None:
+    state.timeline.append(e)
+    state.model = e.model
+
+
+def _resumed(state: SessionState, e: SessionResumed) -> None:
+    state.timeline.append(e)
+    state.status = "running"
+    state.stopped_reason = None
+    state.ended_at = None
+
+
+def _restore_run(state: SessionState, e: StateRestoreRun) -> None:
+    state.restoring = e
+
+
+def _restored(state: SessionState, e: StateRestored) -> None:
+    state.timeline.append(e)
+    state.restoring = None
+
+
+def _fitted(state: SessionState, e: HistoryFitted) -> None:
+    state.timeline.append(e)
 
 
 _HANDLERS: dict[type, Callable[[SessionState, Any], None]] = {
@@ -471,6 +556,13 @@ _HANDLERS: dict[type, Callable[[SessionState, Any], None]] = {
     Log: _log,
     Error: _error,
     SessionEnded: _ended,
+    UserMessage: _user_message,
+    TurnEnded: _turn_ended,
+    ModelChanged: _model_changed,
+    SessionResumed: _resumed,
+    StateRestoreRun: _restore_run,
+    StateRestored: _restored,
+    HistoryFitted: _fitted,
 }
 
 

@@ -70,5 +70,10 @@ class Budget:
             )
         return None
 
+    def left(self) -> str:
+        """What is spent and what is left, in one line."""
+        left = max(0.0, self.limit - self.spent)
+        return f"budget: ${self.spent:.4f} of ${self.limit:.4f} spent, ${left:.4f} left"
+
     def _prompt_tokens(self, messages: Sequence[Message]) -> int:
         return estimate_tokens(self.model, messages, "")[0]

@@ -17,10 +17,11 @@ error's name). The loop itself, limits, budget and sandbox lifetime, is the shar
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 
 from tui_agent.agents.action_turn import stream_turn
 from tui_agent.agents.approval import Approver
+from tui_agent.agents.codeact_history import codeact_history
 from tui_agent.agents.codeact_prompts import (
     assistant_message,
     result_message,
@@ -28,7 +29,15 @@ from tui_agent.agents.codeact_prompts import (
     system_message,
     task_message,
 )
-from tui_agent.agents.step_loop import StepLimits, StepLoop
+from tui_agent.agents.step_loop import (
+    Continuation,
+    Conversation,
+    ModelMaker,
+    RestoreRun,
+    StepLimits,
+    StepLoop,
+    successful_runs,
+)
 from tui_agent.agents.streaming import StepRun
 from tui_agent.agents.workspace_files import with_written_files, workspace_of
 from tui_agent.events import (
@@ -39,9 +48,9 @@ from tui_agent.events import (
     LLMCall,
     Log,
 )
-from tui_agent.llm import LLM, Action, ActionOutcome, InvalidReply
+from tui_agent.llm import LLM, Action, ActionOutcome, InvalidReply, Message
 from tui_agent.sandbox.base import Sandbox
-from tui_agent.sandbox.wire import ExecuteRequest
+from tui_agent.sandbox.wire import ExecuteRequest, ExecuteResult
 
 DEFAULT_TIMEOUT = 60.0
 CODE_ACTIONS = {
@@ -60,12 +69,20 @@ def run_codeact(
     limits: StepLimits | None = None,
     approver: Approver | None = None,
     network: bool = False,
+    conversation: Conversation | None = None,
+    make_model: ModelMaker | None = None,
+    continuation: Continuation | None = None,
 ) -> AsyncIterator[Event]:
     """The agent's events, ending with SessionEnded. `sandbox` starts while the first reply
     streams and is closed before the end is reported (or when the run is cancelled); with an
-    `approver`, every run waits for its decision."""
+    `approver`, every run waits for its decision. With a `conversation`, turns follow until
+    it ends; with a `continuation`, the session goes on from its stored events (step_loop/)."""
     limits = limits or StepLimits(timeout=DEFAULT_TIMEOUT)
-    return _CodeActLoop(task, llm, sandbox, limits, approver, network).session()
+    loop = _CodeActLoop(task, llm, sandbox, limits, approver, network)
+    loop.conversation = conversation
+    loop.make_model = make_model
+    loop.continuation = continuation
+    return loop.session()
 
 
 class _CodeActLoop(StepLoop):
@@ -82,7 +99,19 @@ class _CodeActLoop(StepLoop):
     ) -> None:
         super().__init__(llm, sandbox, limits)
         self.approver = approver
+        self.network = network
         self.messages = [system_message(network), task_message(task)]
+
+    def rebuild(self, events: Sequence[Event]) -> list[Message]:
+        return codeact_history(events, self.network)
+
+    def restore_runs(self, events: Sequence[Event]) -> list[RestoreRun]:
+        return successful_runs(events, self.network)
+
+    async def rerun(self, run: RestoreRun) -> ExecuteResult:
+        return await self.sandbox.execute(
+            ExecuteRequest(code=run.code, timeout=self.limits.timeout)
+        )
 
     async def take_step(self, step: int) -> AsyncGenerator[Event, None]:
         outcome: ActionOutcome | None = None

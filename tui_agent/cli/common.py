@@ -143,14 +143,14 @@ def record_request(settings: Settings, request: RequestBase, output: Output) -> 
         app.start_launch(launch)
         app.run()
         return 0, launch
-    approver = _terminal_approver(settings, request, output)
+    approver = terminal_approver(settings, request, output)
     launch = prepare(request, settings, approver=approver, cache=cache)
     if fall_back:  # said once the request is known to start, so a refusal stays one line
         print("tui-agent: no terminal here: printing the session (--headless)", file=sys.stderr)
     return record_launch(settings, launch, output), launch
 
 
-def _terminal_approver(settings: Settings, request: RequestBase, output: Output) -> Any:
+def terminal_approver(settings: Settings, request: RequestBase, output: Output) -> Any:
     """The terminal prompt that approves each run of `request`, when one must."""
     unit = request.approval_unit
     approve = bool(getattr(request, "approve", False))
@@ -180,8 +180,12 @@ def record_launch(settings: Settings, launch: Launch, output: Output) -> int:
 
     async def go() -> int:
         async with await open_store(settings) as store:
-            recorder = SessionRecorder(store, launch.session_id, listeners=[listener])
-            state = await recorder.run(launch.started, launch.events)
+            if launch.continues:
+                recorder = await SessionRecorder.resume(store, launch.session_id, [listener])
+                state = await recorder.go_on(launch.events)
+            else:
+                recorder = SessionRecorder(store, launch.session_id, listeners=[listener])
+                state = await recorder.run(launch.started, launch.events)
         if output == "headless" and state.status != "completed":
             say(f"tui-agent: session {state.status}: {failure_reason(state)}", err=True)
         return 0 if state.status == "completed" else 1

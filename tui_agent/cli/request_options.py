@@ -36,10 +36,12 @@ def add_request_arguments(
     *,
     only: Iterable[str] | None = None,
     require: bool = True,
+    optional_positionals: bool = False,
 ) -> None:
     """Add an argument for each field of `cls` the CLI shows (`only` those named), except
     the ones every command has (--model). `require`: a field with no default is a required
-    argument (False: the request says it is missing instead)."""
+    argument (False: the request says it is missing instead); `optional_positionals`: so is a
+    positional one (a command that may take its own instead, as `code --continue ID`)."""
     chosen = set(only) if only is not None else None
     for name, option in field_options(cls):
         if option.common or (chosen is not None and name not in chosen):
@@ -49,7 +51,11 @@ def add_request_arguments(
         help_text = _help(option, default)
         if option.flag is None:
             parser.add_argument(
-                name, metavar=option.metavar, help=help_text, type=_type(option, info.annotation)
+                name,
+                metavar=option.metavar,
+                help=help_text,
+                type=_type(option, info.annotation),
+                nargs="?" if optional_positionals else None,
             )
             continue
         kind = base_type(info.annotation)

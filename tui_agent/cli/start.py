@@ -18,6 +18,7 @@ from tui_agent.agents.requests import (
 from tui_agent.cli.common import UsageError, add_output_options, open_store, record_request, run
 from tui_agent.cli.imported import add_trust_options, allowances, approve
 from tui_agent.cli.request_options import add_request_arguments, record_command, shell_line
+from tui_agent.cli.resume import add_resume_options, resuming
 from tui_agent.config import Settings
 from tui_agent.events import SessionStarted
 
@@ -40,13 +41,21 @@ COMMANDS: tuple[tuple[str, type[RequestBase], str], ...] = (
     ),
 )
 
+CONVERSATIONS = ("code", "toolcode")
+"""The commands whose sessions are conversations: they continue (--continue) and fork."""
+
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
     for name, cls, help_text in COMMANDS:
         command = commands.add_parser(name, parents=[common], help=help_text)
-        add_request_arguments(command, cls)
+        chat = name in CONVERSATIONS
+        add_request_arguments(command, cls, optional_positionals=chat)
         add_output_options(command)
-        command.set_defaults(handler=record_command(cls))
+        if chat:
+            add_resume_options(command)
+            command.set_defaults(handler=resuming(cls, record_command(cls)))
+        else:
+            command.set_defaults(handler=record_command(cls))
     rerun = commands.add_parser(
         "rerun",
         parents=[common],

@@ -60,6 +60,22 @@ class ExecuteResult(BaseModel):
             context=self.context,
         )
 
+    @classmethod
+    def from_event(cls, event: ExecutionFinished) -> ExecuteResult:
+        """The result a recorded ExecutionFinished says (what the model was told of it)."""
+        return cls(
+            success=event.success,
+            result=event.result,
+            logs=event.logs,
+            logs_truncated=event.logs_truncated,
+            duration=event.duration,
+            error=event.error,
+            timed_out=event.timed_out,
+            killed_reason=event.killed_reason,
+            non_serializable=event.non_serializable,
+            context=event.context,
+        )
+
 
 def items_of(result: Any) -> list[Any]:
     """`result` itself when it is a list, else `[result]`; empty when there is no result."""

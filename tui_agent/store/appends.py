@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tui_agent.events import (
+    OPEN_STATUSES,
     Event,
     FeedbackSubmitted,
     ItemsExtracted,
@@ -102,7 +103,7 @@ def owner_statements(
     if isinstance(event, SessionEnded):
         claimed.discard(session_id)
         return [(RELEASE, [(session_id,)])]
-    if summary.status == "running" and session_id not in claimed:
+    if summary.status in OPEN_STATUSES and session_id not in claimed:
         claimed.add(session_id)
         return [(CLAIM, [(session_id, *owner.row())])]
     return []

@@ -28,9 +28,9 @@ RELEASE = "DELETE FROM session_owners WHERE session_id = ?"
 RUNNING_OWNERS = (
     "SELECT o.session_id, o.host, o.boot_id, o.pid_ns, o.pid, o.start_ticks"
     " FROM session_owners AS o JOIN sessions AS s ON s.id = o.session_id"
-    " WHERE s.status = 'running' ORDER BY o.session_id"
+    " WHERE s.status IN ('running', 'waiting') ORDER BY o.session_id"
 )
-"""The owners of every session whose summary row still says "running"."""
+"""The owners of every session whose summary row says it has not ended (running, waiting)."""
 
 _PROC = Path("/proc")
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from tui_agent.agents.approval import Approver
 from tui_agent.agents.launch.prepared import Launch, Provided
 from tui_agent.agents.requests import RequestBase, RequestError
+from tui_agent.agents.step_loop import Continuation, Conversation
 from tui_agent.events import new_session_id
 
 if TYPE_CHECKING:
@@ -47,16 +48,21 @@ def prepare(
     session_id: str | None = None,
     cache: CodeCache | None = None,
     breaker: CircuitBreaker | None = None,
+    conversation: Conversation | None = None,
+    continuation: Continuation | None = None,
 ) -> Launch:
     """The session `request` starts, checked and ready to record (see the module docstring).
 
     `approver` asks before each run where approval applies (None: nobody can, and a request
     that needs approval is refused); `session_id` defaults to a new one; `cache` and
     `breaker` are the task executor's code cache and circuit breaker (None: no cache, the
-    process's breaker).
+    process's breaker). `conversation`: a chat-like session (code, toolcode) goes on in turns
+    (None: one turn); `continuation`: it continues stored events (see launch/resume.py).
     """
     starter = _starter(request.kind)
-    provided = Provided(session_id or new_session_id(), approver, cache, breaker)
+    provided = Provided(
+        session_id or new_session_id(), approver, cache, breaker, conversation, continuation
+    )
     launch: Launch = starter(request.resolved(settings), settings, provided)
     return launch
 

@@ -4,6 +4,7 @@ the sandbox backend, approval, the start page."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from tui_agent.agents.approval import Approver
@@ -41,6 +42,20 @@ def model_for(
             f"a budget needs the model's price, and litellm has none for {model}; {budget_advice}",
         )
     return llm
+
+
+BUDGET_ADVICE = "drop {budget} ({max_steps} still caps the run) or choose a priced model"
+"""What a session with steps says to do when its budget cannot be kept with its model."""
+
+
+def model_maker(api_base: str | None, *, priced: bool) -> Callable[[str], LLM]:
+    """How `/model NAME` gets its model in a running session: the same checks as at its
+    start (a session with a budget needs a priced model); a failed one raises a UserError."""
+
+    def make(model: str) -> LLM:
+        return model_for(model, api_base, priced=priced, budget_advice="the session has a budget")
+
+    return make
 
 
 def sandbox_for(name: str | None, workspace: Path | None, *, network: bool = False) -> Sandbox:

@@ -5,7 +5,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.agents.codeact import run_codeact
-from tui_agent.agents.launch.checks import approval, model_for, sandbox_for
+from tui_agent.agents.launch.checks import (
+    BUDGET_ADVICE,
+    approval,
+    model_for,
+    model_maker,
+    sandbox_for,
+)
 from tui_agent.agents.launch.prepared import Launch, Provided
 from tui_agent.agents.requests import CodeRequest
 from tui_agent.agents.step_loop import StepLimits
@@ -26,7 +32,7 @@ def start_code(request: CodeRequest, settings: Settings, provided: Provided) -> 
         request.model,
         request.api_base,
         priced=request.budget is not None,
-        budget_advice="drop {budget} ({max_steps} still caps the run) or choose a priced model",
+        budget_advice=BUDGET_ADVICE,
     )
     sandbox = sandbox_for(request.sandbox, request.workspace, network=request.network)
     approver = approval(request.approve, sandbox, provided.approver, "run")
@@ -55,5 +61,15 @@ def start_code(request: CodeRequest, settings: Settings, provided: Provided) -> 
         limits=limits,
         approver=approver,
         network=request.network,
+        conversation=provided.conversation,
+        make_model=model_maker(request.api_base, priced=request.budget is not None),
+        continuation=provided.continuation,
     )
-    return Launch(request, started, events, provided.session_id, approval=approver is not None)
+    return Launch(
+        request,
+        started,
+        events,
+        provided.session_id,
+        approval=approver is not None,
+        conversation=provided.conversation,
+    )

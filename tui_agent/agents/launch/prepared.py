@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from tui_agent.agents.approval import Approver
 from tui_agent.agents.requests import RequestBase
+from tui_agent.agents.step_loop import Continuation, Conversation
 from tui_agent.events import Event, SessionStarted
 
 if TYPE_CHECKING:
@@ -20,12 +21,15 @@ if TYPE_CHECKING:
 class Provided:
     """What the front end provides: who approves runs (a modal, a terminal prompt; None:
     nobody can), the session's id, the task executor's code cache and circuit breaker (None:
-    the process's own)."""
+    the process's own); for the chat-like agents, the user's side of the conversation (None:
+    one turn) and what the session continues from (None: nothing, it is new)."""
 
     session_id: str
     approver: Approver | None = None
     cache: CodeCache | None = None
     breaker: CircuitBreaker | None = None
+    conversation: Conversation | None = None
+    continuation: Continuation | None = None
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,7 @@ class Launch:
     first event (carrying that request), `events` the agent's stream after it, to record
     under `session_id`. `approval`: each run waits for the approver. `task`: a task or
     workflow session, whose updated context is read once the events are exhausted.
+    `conversation`: the user's side of a session of turns (what the front end says to it).
     """
 
     request: RequestBase
@@ -44,3 +49,7 @@ class Launch:
     session_id: str
     approval: bool = False
     task: TaskSession | None = None
+    conversation: Conversation | None = None
+    continues: bool = False
+    """The session exists: `started` is its stored first event, and `events` are appended to
+    it (a continued session; a fork is a new one)."""

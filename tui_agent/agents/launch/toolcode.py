@@ -7,7 +7,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tui_agent.agents.launch.checks import approval, model_for, sandbox_for
+from tui_agent.agents.launch.checks import (
+    BUDGET_ADVICE,
+    approval,
+    model_for,
+    model_maker,
+    sandbox_for,
+)
 from tui_agent.agents.launch.prepared import Launch, Provided
 from tui_agent.agents.requests import RequestError, ToolcodeRequest
 from tui_agent.agents.step_loop import StepLimits
@@ -49,7 +55,7 @@ def start_toolcode(request: ToolcodeRequest, settings: Settings, provided: Provi
         request.model,
         request.api_base,
         priced=request.budget is not None,
-        budget_advice="drop {budget} ({max_steps} still caps the run) or choose a priced model",
+        budget_advice=BUDGET_ADVICE,
     )
     sandbox = sandbox_for(request.sandbox, request.workspace)
     root = workspace_of(sandbox)
@@ -98,5 +104,15 @@ def start_toolcode(request: ToolcodeRequest, settings: Settings, provided: Provi
         limits=limits,
         use_tools=use_tools,
         approver=approver,
+        conversation=provided.conversation,
+        make_model=model_maker(request.api_base, priced=request.budget is not None),
+        continuation=provided.continuation,
     )
-    return Launch(request, started, events, provided.session_id, approval=approver is not None)
+    return Launch(
+        request,
+        started,
+        events,
+        provided.session_id,
+        approval=approver is not None,
+        conversation=provided.conversation,
+    )

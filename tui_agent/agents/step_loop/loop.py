@@ -15,6 +15,13 @@ or the sandbox ends it as failed (its Error, stopped_reason the error's name); a
 it (an answer, a loop). The first stop recorded holds. A run starts from the loop's state as it
 is (its messages, budget, loop guard, step numbers), so it can be run again on the same loop
 after more messages are appended.
+
+With a `Conversation` (conversation.py), the session is a conversation: after each run a
+TurnEnded, then it waits for the user's next message (a UserMessage opening the next turn) or
+the conversation's end. A message said during a run is given to the model before its next step
+(a queued UserMessage); `/model NAME` switches the model for the calls after it (ModelChanged);
+an interrupt stops the run where it is ("stopped", "interrupted") and the session waits.
+`max_steps` counts the replies of one run (one turn); the budget holds for the session.
 """
 
 from __future__ import annotations
@@ -22,13 +29,34 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from abc import ABC, abstractmethod
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
 from tui_agent.agents.budget import Budget
 from tui_agent.agents.loop_guard import DEFAULT_REPEATS, LoopGuard
-from tui_agent.events import Error, Event, LLMCall, Log, SessionEnded, SessionStatus
+from tui_agent.agents.step_loop.conversation import Conversation, ModelSwitch, read_message
+from tui_agent.agents.step_loop.resume import (
+    Continuation,
+    RestoreOutcome,
+    RestoreRun,
+    last_model,
+    last_step,
+    last_turn,
+    restore_state,
+    resumed_event,
+)
+from tui_agent.events import (
+    Error,
+    Event,
+    LLMCall,
+    Log,
+    ModelChanged,
+    SessionEnded,
+    SessionStatus,
+    TurnEnded,
+    UserMessage,
+)
 from tui_agent.llm import LLM, LLMError, Message
 from tui_agent.sandbox.base import Sandbox, SandboxError
 from tui_agent.sandbox.wire import ExecuteResult
@@ -37,6 +65,10 @@ DEFAULT_MAX_STEPS = 10
 FAILURES = (LLMError, SandboxError)
 """What ends a run as failed, recorded as an Error, instead of escaping it."""
 T = TypeVar("T")
+INTERRUPTED = "interrupted"
+"""The stopped_reason of a run the user interrupted."""
+ModelMaker = Callable[[str], LLM]
+"""Makes the model a `/model NAME` names (raising a UserError when it cannot be used)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -81,6 +113,18 @@ class StepLoop(ABC):
         self._holding = False
         """True while the session is open: what is held now will be closed."""
         self._starting: asyncio.Future[None] | None = None
+        self.conversation: Conversation | None = None
+        """The user's side, when the session is a conversation (None: one run, then the end)."""
+        self.make_model: ModelMaker | None = None
+        """How `/model NAME` gets its model (None: the command is refused)."""
+        self.turn = 1
+        """The conversation's current turn."""
+        self.opening: str | None = None
+        """A message that opens the first run (a continued session's); None: the task did."""
+        self.waits_first = False
+        """The first run waits for a message: a session continued with nothing said yet."""
+        self.continuation: Continuation | None = None
+        """What the session continues from (None: it starts afresh)."""
 
     @abstractmethod
     def take_step(self, step: int) -> AsyncGenerator[Event, None]:
@@ -111,12 +155,21 @@ class StepLoop(ABC):
         try:
             async with self._held:
                 self._held.push_async_callback(self._close_sandbox)
+                restoring: list[RestoreRun] = []
+                if self.continuation is not None:
+                    for event in self._resumed_first(self.continuation, restoring):
+                        yield event
                 async with contextlib.aclosing(self._guarded(self.prepare())) as prepared:
                     async for event in prepared:
                         yield event
+                if self.continuation is not None and self.stop is None:
+                    go_on = self._guarded(self._continue(self.continuation, restoring))
+                    async with contextlib.aclosing(go_on) as continued:
+                        async for event in continued:
+                            yield event
                 if self.stop is None:
-                    async with contextlib.aclosing(self.run()) as run:
-                        async for event in run:
+                    async with contextlib.aclosing(self._turns()) as turns:
+                        async for event in turns:
                             yield event
         finally:
             self._holding = False
@@ -125,11 +178,192 @@ class StepLoop(ABC):
             yield Log(level="warning", message=end.log)
         yield SessionEnded(status=end.status, stopped_reason=end.reason)
 
+    def _resumed_first(self, continuation: Continuation, runs: list[RestoreRun]) -> list[Event]:
+        """What a continued session records first: a fork's copy of its parent's events, then
+        the SessionResumed that reopens it (`runs`: filled with the runs to restore)."""
+        if continuation.restore == "state":
+            runs.extend(self.restore_runs(continuation.events))
+        copied = [e for e in continuation.events[1:] if continuation.fork]
+        return [*copied, resumed_event(continuation, runs)]
+
+    async def _continue(
+        self, continuation: Continuation, runs: list[RestoreRun]
+    ) -> AsyncGenerator[Event, None]:
+        """The history from the stored events, the state restored, the first turn readied."""
+        events = continuation.events
+        self.messages = self.rebuild(events)
+        self.step = last_step(events)
+        self.turn = last_turn(events) + 1
+        before = last_model(events)
+        if before is not None and before != self.llm.model:
+            yield ModelChanged(model=self.llm.model, previous=before)
+        if runs:
+            await self.sandbox_started
+            outcome = RestoreOutcome()
+            restoring = restore_state(
+                runs, continuation.choices, self.rerun, self.sandbox.reset, outcome
+            )
+            async with contextlib.aclosing(restoring):
+                async for event in restoring:
+                    yield event
+            if outcome.cancelled:
+                self.halt(
+                    "stopped", "restore_cancelled", "stopped: restoring the state was cancelled"
+                )
+                return
+        if continuation.message is not None:
+            self.opening = continuation.message
+        else:
+            self.waits_first = True
+
+    def rebuild(self, events: Sequence[Event]) -> list[Message]:
+        """The conversation with the model as the stored `events` had it."""
+        raise NotImplementedError(f"{type(self).__name__} cannot be continued")
+
+    def restore_runs(self, events: Sequence[Event]) -> list[RestoreRun]:
+        """The runs that rebuild the sandbox's state, in order (none, unless an agent says)."""
+        return []
+
+    async def rerun(self, run: RestoreRun) -> ExecuteResult:
+        """Run `run`'s code again to restore the state (agents with restore runs say how)."""
+        raise NotImplementedError
+
+    async def _turns(self) -> AsyncGenerator[Event, None]:
+        """The runs of the session: one, or (a conversation) one per turn until it ends."""
+        opening = self.opening
+        if self.waits_first:
+            opening = await self._next_message()
+            if opening is None:
+                return
+        while True:
+            if opening is not None:
+                async for event in self._said(opening):
+                    yield event
+            async with contextlib.aclosing(self._interruptible(self.run())) as run:
+                async for event in run:
+                    yield event
+            if self.conversation is None:
+                return
+            assert self.stop is not None
+            if self.budget is not None:
+                yield Log(message=self.budget.left())
+            yield TurnEnded(
+                turn=self.turn, status=self.stop.status, stopped_reason=self.stop.reason
+            )
+            opening = None
+            while opening is None:
+                text = await self.conversation.next_message()
+                if text is None:
+                    return
+                said = read_message(text)
+                if isinstance(said, ModelSwitch):
+                    yield self.switch_model(said.model)
+                else:
+                    opening = said
+            self.turn += 1
+
+    async def _next_message(self) -> str | None:
+        """The first message of a continued session (model switches made on the way)."""
+        if self.conversation is None:
+            return None
+        while (text := await self.conversation.next_message()) is not None:
+            said = read_message(text)
+            if not isinstance(said, ModelSwitch):
+                return said
+            self.switch_model(said.model)
+        return None
+
+    async def _said(self, text: str, *, queued: bool = False) -> AsyncGenerator[Event, None]:
+        """The user's message, recorded and given to the model."""
+        yield UserMessage(turn=self.turn, text=text, queued=queued)
+        self.add_user_message(text, queued=queued)
+
+    def add_user_message(self, text: str, *, queued: bool) -> None:
+        """Give the model the user's message: joined to the last message when that is the
+        user's (a run's result), so the conversation keeps its turns alternating."""
+        if queued:
+            text = f"Message from the user, sent while you worked:\n{text}"
+        last = self.messages[-1] if self.messages else None
+        if last is not None and last.get("role") == "user" and isinstance(last.get("content"), str):
+            self.messages[-1] = {**last, "content": f"{last['content']}\n\n{text}"}
+        else:
+            self.messages.append({"role": "user", "content": text})
+
+    def switch_model(self, model: str) -> Event:
+        """Use `model` for the next calls: its ModelChanged, or the Log saying why not."""
+        if self.make_model is None:
+            return Log(level="error", message="this session cannot switch models")
+        try:
+            llm = self.make_model(model)
+        except Exception as exc:  # a UserError: the model cannot be used; the session goes on
+            return Log(level="error", message=f"/model {model}: {exc}")
+        previous, self.llm = self.llm.model, llm
+        if self.budget is not None:
+            self.budget.model = llm.model
+        return ModelChanged(model=llm.model, previous=previous)
+
+    async def _interruptible(
+        self, events: AsyncGenerator[Event, None]
+    ) -> AsyncGenerator[Event, None]:
+        """`events` (a run), driven by a task of its own that the conversation's interrupt
+        cancels: the run then stops as "interrupted" and the session goes on."""
+        if self.conversation is None:
+            async with contextlib.aclosing(events):
+                async for event in events:
+                    yield event
+            return
+        queue: asyncio.Queue[Event] = asyncio.Queue(maxsize=1)
+
+        async def pump() -> None:
+            async with contextlib.aclosing(events):
+                async for event in events:
+                    await queue.put(event)
+
+        task = asyncio.create_task(pump())
+        self.conversation.running(task)
+        try:
+            while not task.done() or not queue.empty():
+                if not queue.empty():
+                    yield queue.get_nowait()
+                    continue
+                getter = asyncio.ensure_future(queue.get())
+                try:
+                    await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    getter.cancel()
+                if getter.done() and not getter.cancelled():
+                    yield getter.result()
+            if task.cancelled():
+                yield Log(level="warning", message=f"step {self.step}: interrupted by you")
+                self.halt("stopped", INTERRUPTED)
+                self.after_interrupt()
+            else:
+                task.result()
+        finally:
+            self.conversation.running(None)
+            if not task.done():
+                task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+    def after_interrupt(self) -> None:
+        """Leave the conversation whole after an interrupted run: a reply of the model's whose
+        action never got its result is answered as interrupted."""
+        if self.messages and self.messages[-1].get("role") == "assistant":
+            self.add_user_message("Interrupted by the user before it finished.", queued=False)
+
     async def run(self) -> AsyncGenerator[Event, None]:
         """One run of steps, until it stops: how, `stop` says after."""
         self.stop = None
         self.replies = 0
         while self.stop is None:
+            if self.replies and self.conversation is not None:
+                for text in self.conversation.take_queued():
+                    said = read_message(text)
+                    if isinstance(said, ModelSwitch):
+                        yield self.switch_model(said.model)
+                        continue
+                    async for event in self._said(said, queued=True):
+                        yield event
             if self.replies >= self.limits.max_steps:
                 self.halt("stopped", "max_steps", self.out_of_steps_note())
                 break

@@ -23,10 +23,20 @@ import contextlib
 import dataclasses
 import re
 import time
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 
 from tui_agent.agents.approval import Approver
-from tui_agent.agents.step_loop import Phase, StepLimits, StepLoop
+from tui_agent.agents.step_loop import (
+    Continuation,
+    Conversation,
+    ModelMaker,
+    Phase,
+    RestoreRun,
+    StepLimits,
+    StepLoop,
+    successful_runs,
+)
+from tui_agent.agents.toolcode.history import toolcode_history
 from tui_agent.agents.toolcode.program import Program, args_of
 from tui_agent.agents.toolcode.prompts import (
     DISCOVER,
@@ -46,7 +56,7 @@ from tui_agent.events import (
     ToolCall,
     ToolResult,
 )
-from tui_agent.llm import LLM
+from tui_agent.llm import LLM, Message
 from tui_agent.llm.text_calls import parse_text_calls
 from tui_agent.llm.tool_turns import ModelCall, answer_messages, read_calls
 from tui_agent.sandbox.base import Sandbox
@@ -69,11 +79,20 @@ def run_toolcode(
     limits: StepLimits | None = None,
     use_tools: bool = True,
     approver: Approver | None = None,
+    conversation: Conversation | None = None,
+    make_model: ModelMaker | None = None,
+    continuation: Continuation | None = None,
 ) -> AsyncIterator[Event]:
     """The session's events, ending with SessionEnded. The sandbox starts while the servers
-    connect; servers and sandbox are closed before the end is reported, however it ends."""
+    connect; servers and sandbox are closed before the end is reported, however it ends.
+    With a `conversation`, turns follow until it ends; with a `continuation`, the session
+    goes on from its stored events (step_loop/)."""
     limits = limits or StepLimits(timeout=DEFAULT_TIMEOUT)
-    return _ToolcodeLoop(task, llm, sandbox, toolset, limits, use_tools, approver).session()
+    loop = _ToolcodeLoop(task, llm, sandbox, toolset, limits, use_tools, approver)
+    loop.conversation = conversation
+    loop.make_model = make_model
+    loop.continuation = continuation
+    return loop.session()
 
 
 class _ToolcodeLoop(StepLoop):
@@ -97,6 +116,8 @@ class _ToolcodeLoop(StepLoop):
         self.approver = approver
         self.program: Program | None = None
         """Runs the programs, once the packages are written."""
+        self.restorer: Program | None = None
+        """Runs programs again to restore a continued session's state (never asks)."""
 
     def refused_note(self, refusal: str) -> str:
         return f"stopped before turn {self.replies + 1}: {refusal}"
@@ -149,7 +170,8 @@ class _ToolcodeLoop(StepLoop):
             summary=f"{sum(len(g.functions) for g in generated)} functions in "
             f"{len(generated)} packages",
         )
-        self.program = self._program_runner(hosted)
+        self.program = self._program_runner(hosted, self.approver)
+        self.restorer = self._program_runner(hosted, None)
         self.messages = [
             system_message(self.limits.timeout, text_protocol=not self.use_tools),
             task_message(
@@ -157,15 +179,41 @@ class _ToolcodeLoop(StepLoop):
             ),
         ]
 
-    def _program_runner(self, hosted: HostedFolder) -> Program:
+    def _program_runner(self, hosted: HostedFolder, approver: Approver | None) -> Program:
         return Program(
             self.sandbox,
             self.toolset.router(),
             hosted=hosted,
             packages=hosted.host / PACKAGES_FOLDER,
             timeout=self.limits.timeout,
-            approver=self.approver,
+            approver=approver,
         )
+
+    def rebuild(self, events: Sequence[Event]) -> list[Message]:
+        return [*self.messages[:2], *toolcode_history(events)]
+
+    def restore_runs(self, events: Sequence[Event]) -> list[RestoreRun]:
+        """The programs that ran successfully: each flagged when it called tools (running it
+        again calls them again)."""
+        calling = {e.run_step for e in events if isinstance(e, ToolCall) and e.run_step}
+        return [
+            dataclasses.replace(run, flag=run.flag or "it calls the MCP servers' tools again")
+            if run.step in calling
+            else run
+            for run in successful_runs(events, network=False)
+        ]
+
+    async def rerun(self, run: RestoreRun) -> ExecuteResult:
+        assert self.restorer is not None, "the session is prepared"
+        finished: ExecutionFinished | None = None
+        again = self.restorer.run(run.step, run.code, [], self.sandbox_started)
+        async with contextlib.aclosing(again):
+            async for item in again:
+                if isinstance(item, ExecutionFinished):
+                    finished = item
+        if finished is None:
+            return ExecuteResult(success=False, killed_reason="the program did not run")
+        return ExecuteResult.from_event(finished)
 
     async def take_step(self, step: int) -> AsyncGenerator[Event, None]:
         stream = self.llm.stream(

@@ -1,0 +1,104 @@
+"""A CodeAct conversation rebuilt from its stored events, as the model had it: the system
+prompt, the task, per step the model's JSON action and the EXECUTION_RESULT it got, the user's
+messages where they came. What a continued or forked session starts from."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from tui_agent.agents.codeact_prompts import (
+    RESULT_PREFIX,
+    assistant_message,
+    result_message,
+    system_message,
+    task_message,
+)
+from tui_agent.events import (
+    CodeProposed,
+    Event,
+    ExecutionFinished,
+    FinalAnswer,
+    SessionStarted,
+    Thought,
+    UserMessage,
+)
+from tui_agent.llm import Message
+from tui_agent.sandbox.wire import ExecuteResult
+
+NOT_RUN = RESULT_PREFIX + "not run (skipped or interrupted by the user)."
+
+
+def codeact_history(events: Sequence[Event], network: bool) -> list[Message]:
+    """The messages the model had after `events` (a CodeAct session's, in order)."""
+    history = _History(network)
+    for event in events:
+        history.add(event)
+    history.flush()
+    return history.messages
+
+
+class _History:
+    def __init__(self, network: bool) -> None:
+        self.messages: list[Message] = [system_message(network)]
+        self.thoughts: dict[int, str] = {}
+        self.proposed: dict[int, CodeProposed] = {}
+        self.ran: dict[int, str] = {}
+        self.pending: int | None = None
+        """A step whose code was proposed and has no result yet."""
+
+    def add(self, event: Event) -> None:
+        if isinstance(event, SessionStarted):
+            self.messages.append(task_message(str(event.params.get("task", ""))))
+        elif isinstance(event, Thought):
+            self.thoughts[event.step] = event.text
+        elif isinstance(event, CodeProposed):
+            if self.pending is not None and self.pending != event.step:
+                self.flush()
+            self.proposed.setdefault(event.step, event)
+            self.ran[event.step] = event.code
+            self.pending = event.step
+        elif isinstance(event, ExecutionFinished) and event.step in self.proposed:
+            self._action(event.step)
+            first = self.proposed[event.step].code
+            edited = self.ran[event.step] if self.ran[event.step] != first else None
+            self.messages.append(result_message(ExecuteResult.from_event(event), edited))
+            self.pending = None
+        elif isinstance(event, FinalAnswer):
+            self.flush()
+            answer = {
+                "thought": self.thoughts.get(event.step, ""),
+                "action": "provide_answer",
+                "final_answer": event.text,
+            }
+            self.messages.append(assistant_message(json.dumps(answer, ensure_ascii=False)))
+        elif isinstance(event, UserMessage):
+            self.flush()
+            text = event.text
+            if event.queued:
+                text = f"Message from the user, sent while you worked:\n{text}"
+            self._user(text)
+
+    def flush(self) -> None:
+        """A proposed step that never got its result: told to the model as not run."""
+        if self.pending is None:
+            return
+        self._action(self.pending)
+        self.messages.append({"role": "user", "content": NOT_RUN})
+        self.pending = None
+
+    def _action(self, step: int) -> None:
+        proposed = self.proposed[step]
+        action = {
+            "thought": self.thoughts.get(step, ""),
+            "action": proposed.action,
+            "code": proposed.code,
+        }
+        self.messages.append(assistant_message(json.dumps(action, ensure_ascii=False)))
+
+    def _user(self, text: str) -> None:
+        last = self.messages[-1]
+        if last.get("role") == "user" and isinstance(last.get("content"), str):
+            self.messages[-1] = {**last, "content": f"{last['content']}\n\n{text}"}
+        else:
+            self.messages.append({"role": "user", "content": text})
