@@ -51,14 +51,15 @@ class Reply:
     (keys prompt_tokens / completion_tokens); `omit_usage` leaves usage out even when the client
     asks for it, as some providers do. `first_delay` waits before the first content (a model's
     time to first token), `chunk_delay` between chunks. `status` != 200 answers with an
-    OpenAI-style error body carrying `error_message`. `disconnect_after` drops the connection
-    after that many content chunks of a streamed reply.
+    OpenAI-style error body carrying `error_message` and `error_code` (default: the status).
+    `disconnect_after` drops the connection after that many content chunks of a streamed reply.
     """
 
     content: str | None = None
     tool_calls: tuple[ToolCallReply, ...] = ()
     status: int = 200
     error_message: str = ""
+    error_code: str | int | None = None
     headers: dict[str, str] = field(default_factory=dict)
     stream: bool | None = None
     chunk_size: int = 8
@@ -284,7 +285,7 @@ class _Handler(BaseHTTPRequestHandler):
                 "error": {
                     "message": reply.error_message,
                     "type": _error_type(reply.status),
-                    "code": reply.status,
+                    "code": reply.status if reply.error_code is None else reply.error_code,
                 }
             }
             self._send_json(reply.status, payload, reply.headers)

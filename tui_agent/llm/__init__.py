@@ -13,9 +13,11 @@ from tui_agent.llm.actions import (
     repair_message,
 )
 from tui_agent.llm.client import LLM, Message, Reply, ReplyStream, RetryPolicy, ToolCallRequest
+from tui_agent.llm.context import context_limit, count_tokens
 from tui_agent.llm.cost import call_cost, price_known
 from tui_agent.llm.errors import (
     ApiKeyRejected,
+    ContextTooLong,
     LLMError,
     LLMRequestError,
     MissingApiKey,
@@ -42,6 +44,7 @@ __all__ = [
     "ActionStreamItem",
     "ApiKeyRejected",
     "Attempt",
+    "ContextTooLong",
     "FieldComplete",
     "FieldDelta",
     "IncrementalFields",
@@ -58,6 +61,8 @@ __all__ = [
     "ToolCallRequest",
     "UnknownModel",
     "call_cost",
+    "context_limit",
+    "count_tokens",
     "next_action",
     "parse_action",
     "price_known",

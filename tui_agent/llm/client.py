@@ -20,6 +20,7 @@ from tui_agent.events import LLMCall
 from tui_agent.llm.cost import call_cost, estimate_tokens, price, usage_tokens
 from tui_agent.llm.errors import (
     ApiKeyRejected,
+    ContextTooLong,
     LLMError,
     LLMRequestError,
     MissingApiKey,
@@ -236,7 +237,7 @@ class LLM:
         if status == 404:
             return UnknownModel(f"model {self.model!r} was not found by {self._where()}")
         if isinstance(exc, lt.ContextWindowExceededError):
-            return LLMRequestError(f"the conversation is too long for {self.model}'s context")
+            return ContextTooLong(f"the conversation is too long for {self.model}'s context")
         return LLMRequestError(f"{self._where()} refused the request: {self._describe(exc)}")
 
 

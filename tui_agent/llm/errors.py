@@ -46,6 +46,10 @@ class LLMRequestError(LLMError):
     """The provider refused the request itself (bad parameters, context too long, ...)."""
 
 
+class ContextTooLong(LLMRequestError):
+    """The conversation is longer than the model's context: fit the history and try again."""
+
+
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
     """`text` on one line, shortened, with the given secrets and anything key-like masked."""
     for secret in secrets:
