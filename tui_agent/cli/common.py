@@ -135,11 +135,19 @@ def record_request(settings: Settings, request: RequestBase, output: Output) -> 
     output = "headless" if fall_back else output
     cache = TaskCache(settings.db)
     if output == "tui":
+        from tui_agent.agents.step_loop import Conversation
         from tui_agent.tui.app import TuiAgentApp
         from tui_agent.tui.screens.approval import ModalApprover
 
         app = TuiAgentApp(settings.db, settings=settings)
-        launch = prepare(request, settings, approver=ModalApprover(app), cache=cache)
+        conversation = Conversation() if request.conversational else None
+        launch = prepare(
+            request,
+            settings,
+            approver=ModalApprover(app),
+            cache=cache,
+            conversation=conversation,
+        )
         app.start_launch(launch)
         app.run()
         return 0, launch

@@ -41,14 +41,11 @@ COMMANDS: tuple[tuple[str, type[RequestBase], str], ...] = (
     ),
 )
 
-CONVERSATIONS = ("code", "toolcode")
-"""The commands whose sessions are conversations: they continue (--continue) and fork."""
-
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
     for name, cls, help_text in COMMANDS:
         command = commands.add_parser(name, parents=[common], help=help_text)
-        chat = name in CONVERSATIONS
+        chat = cls.conversational
         add_request_arguments(command, cls, optional_positionals=chat)
         add_output_options(command)
         if chat:

@@ -18,7 +18,7 @@ from tui_agent.agents.approval import Approver
 from tui_agent.agents.launch import prepare
 from tui_agent.agents.launch.prepared import Launch
 from tui_agent.agents.launch.rerun import rerun_request
-from tui_agent.agents.requests import RequestError
+from tui_agent.agents.requests import REQUEST_CLASSES, RequestError
 from tui_agent.agents.step_loop import Continuation, Conversation, fork_events
 from tui_agent.agents.step_loop.resume import Restore, RestoreChoices, last_step
 from tui_agent.events import (
@@ -36,8 +36,6 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from tui_agent.config import Settings
-
-CONTINUABLE = ("code", "toolcode")
 
 
 def continue_session(
@@ -59,7 +57,8 @@ def continue_session(
     if not isinstance(first, SessionStarted):
         raise RequestError(None, "it does not begin with its start, so it cannot be continued")
     kind = (first.request or {}).get("kind")
-    if kind not in CONTINUABLE:
+    cls = REQUEST_CLASSES.get(str(kind))
+    if cls is None or not cls.conversational:
         raise RequestError(None, f"only code and toolcode sessions continue, not {kind or 'this'}")
     if imported:
         raise RequestError(

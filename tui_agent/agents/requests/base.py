@@ -144,6 +144,8 @@ class RequestBase(BaseModel):
 
     kind: str
     approval_unit: ClassVar[str | None] = None
+    conversational: ClassVar[bool] = False
+    """Its session is a conversation: it takes follow-ups, continues and forks."""
     summary: ClassVar[str] = ""
 
     def to_json(self) -> dict[str, Any]:

@@ -22,6 +22,7 @@ class CodeRequest(RequestBase):
 
     kind: Literal["code"] = "code"
     approval_unit: ClassVar[str | None] = "run"
+    conversational: ClassVar[bool] = True
     summary: ClassVar[str] = "give the CodeAct agent a task"
 
     model: Model = None

@@ -40,6 +40,7 @@ class ToolcodeRequest(RequestBase):
 
     kind: Literal["toolcode"] = "toolcode"
     approval_unit: ClassVar[str | None] = "program"
+    conversational: ClassVar[bool] = True
     summary: ClassVar[str] = "programs that chain MCP tools as Python calls"
 
     model: Model = None
