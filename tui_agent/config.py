@@ -77,6 +77,9 @@ class Settings(BaseSettings):
     browser_user: str = "nobody"
     """The unprivileged user Chromium runs as when tui-agent runs as root."""
     api_base: str | None = None
+    context_tokens: int | None = Field(default=None, ge=1)
+    """Input tokens the model takes, for servers litellm does not know (a conversation's
+    history is fitted into them); None: litellm's model info."""
     mcp_config: Path | None = None
     """The MCP servers' config file of tool code sessions (TUI_AGENT_MCP_CONFIG)."""
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from codeact_support import Recorded
+from codeact_support import Recorded, record
 from conversation_support import User, converse
-from support.scripted_model import ScriptedModel
+from support.scripted_model import ScriptedModel, error
 from support.scripted_model import action_reply as reply
 
 from tui_agent.agents.launch import Launch, prepare
@@ -19,6 +19,7 @@ from tui_agent.config import Settings
 from tui_agent.events import (
     ExecutionFinished,
     ExecutionStarted,
+    HistoryFitted,
     LLMCall,
     Log,
     ModelChanged,
@@ -43,6 +44,18 @@ def answer(text: str) -> Any:
 
 def conversation_launch(settings: Settings, task: str, **fields: Any) -> Launch:
     return prepare(CodeRequest(task=task, **fields), settings, conversation=Conversation())
+
+
+CONTEXT_ERROR = (
+    "This model's maximum context length is 8192 tokens. However, your messages resulted in "
+    "9000 tokens. Please reduce the length of the messages."
+)
+
+
+async def run_one(settings: Settings, task: str, **fields: Any) -> Recorded:
+    """A session of one turn (no conversation), as a headless command runs it."""
+    launch = prepare(CodeRequest(task=task, **fields), settings)
+    return await record(settings.db, launch.started, launch.events)
 
 
 def outputs(session: Recorded) -> list[str]:
@@ -238,3 +251,47 @@ async def test_a_fork_takes_another_path_from_its_step(server: ScriptedModel, se
     async with await Store.open(settings.db) as store:
         parent = await store.events(first.state.session_id)
     assert parent == first.stored
+
+
+async def test_a_history_past_a_tiny_context_is_fitted_and_the_model_sees_it_fitted(
+    server: ScriptedModel, settings: Settings
+):
+    server.push(
+        run_code("print('a' * 5000)"),
+        answer("printed a"),
+        run_code("print('b' * 5000)"),
+        answer("printed b"),
+    )
+    launch = conversation_launch(settings, "Print many a", context_tokens=2500)
+    assert launch.conversation is not None
+    session = await converse(settings.db, launch, User(launch.conversation, ["Now many b"]))
+
+    assert outputs(session) == ["a" * 5000, "b" * 5000]
+    fitted = session.of(HistoryFitted)
+    assert fitted and fitted[0].limit == 2500 and fitted[0].shortened >= 1
+    assert all(f.after < f.before for f in fitted)
+    last = server.requests[-1].messages
+    assert last[0]["role"] == "system" and last[1]["content"] == "Print many a"  # kept whole
+    older = [m["content"] for m in last if "aaaa" in str(m["content"])]
+    assert older and all("a" * 1000 not in text for text in older)  # shortened
+    assert "b" * 4000 in last[-1]["content"]  # the last turn whole
+    assert sum(len(str(m["content"])) for m in last) < 8000
+
+
+async def test_a_context_length_error_is_fitted_harder_and_asked_again_never_shown(
+    server: ScriptedModel, settings: Settings
+):
+    server.push(
+        run_code("print('c' * 8000)"),
+        error(400, CONTEXT_ERROR, error_code="context_length_exceeded"),
+        answer("printed c"),
+    )
+    session = await run_one(settings, "Print many c")
+
+    assert session.state.status == "completed" and session.state.final_answer == "printed c"
+    assert not session.state.errors
+    assert any("too long for" in log.message for log in session.of(Log))
+    [fitted] = session.of(HistoryFitted)
+    assert fitted.step == 2 and fitted.after < fitted.before
+    retried = server.requests[2].messages
+    assert "c" * 2000 not in " ".join(str(m["content"]) for m in retried)

@@ -53,7 +53,12 @@ def start_code(request: CodeRequest, settings: Settings, provided: Provided) -> 
         test_context=dict(TEST_CONTEXT),
         request=request.to_json(),
     )
-    limits = StepLimits(max_steps=request.max_steps, budget=request.budget, timeout=request.timeout)
+    limits = StepLimits(
+        max_steps=request.max_steps,
+        budget=request.budget,
+        timeout=request.timeout,
+        context_tokens=request.context_tokens,
+    )
     events = run_codeact(
         request.task,
         llm=llm,

@@ -95,7 +95,12 @@ def start_toolcode(request: ToolcodeRequest, settings: Settings, provided: Provi
         },
         request=request.to_json(),
     )
-    limits = StepLimits(max_steps=request.max_steps, budget=request.budget, timeout=request.timeout)
+    limits = StepLimits(
+        max_steps=request.max_steps,
+        budget=request.budget,
+        timeout=request.timeout,
+        context_tokens=request.context_tokens,
+    )
     events = run_toolcode(
         request.task,
         llm=llm,

@@ -8,6 +8,7 @@ from tui_agent.agents.requests.base import Option, RequestBase, Seconds, non_bla
 from tui_agent.agents.requests.fields import (
     ApiBase,
     Budget,
+    ContextTokens,
     MaxSteps,
     Model,
     Network,
@@ -53,6 +54,7 @@ class CodeRequest(RequestBase):
         Seconds, Option("seconds per run ({default:g})", flag="--timeout", metavar="S")
     ] = 60.0
     api_base: ApiBase = None
+    context_tokens: ContextTokens = None
     agent_type: Annotated[
         AgentType,
         Option(

@@ -63,6 +63,16 @@ Budget = Annotated[
         row="limits",
     ),
 ]
+ContextTokens = Annotated[
+    Count | None,
+    Option(
+        "input tokens the model takes; the history is fitted into them (default: "
+        "TUI_AGENT_CONTEXT_TOKENS, else what litellm knows of the model)",
+        flag="--context-tokens",
+        metavar="N",
+        setting=True,
+    ),
+]
 MaxSteps = Annotated[
     Count,
     Option(

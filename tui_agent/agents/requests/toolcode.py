@@ -14,7 +14,14 @@ from tui_agent.agents.requests.base import (
     Usd,
     non_blank,
 )
-from tui_agent.agents.requests.fields import ApiBase, MaxSteps, Model, Sandbox, Workspace
+from tui_agent.agents.requests.fields import (
+    ApiBase,
+    ContextTokens,
+    MaxSteps,
+    Model,
+    Sandbox,
+    Workspace,
+)
 
 McpConfig = Annotated[
     Path | None,
@@ -102,3 +109,4 @@ class ToolcodeRequest(RequestBase):
         Option("ask before each program runs (always on with --sandbox local)", flag="--approve"),
     ] = False
     api_base: ApiBase = None
+    context_tokens: ContextTokens = None

@@ -276,3 +276,28 @@ def _count(number: int, noun: str, done: str) -> str:
     if not number:
         return ""
     return f"{number:,} {noun}{'' if number == 1 else 's'} {done}"
+
+
+SUMMARY_PROMPT = (
+    "You summarise the earlier part of a conversation between a user and a coding agent, so "
+    "the agent can go on without it. Keep what the agent will need: the user's requests, the "
+    "facts found, the names of variables, functions and files made (they still exist), what "
+    f"failed and why, and what is still to do. Plain text, under {SUMMARY_TOKENS // 2} words."
+)
+
+
+def summary_request(messages: Sequence[Message]) -> list[Message]:
+    """The model call that summarises `messages` (see SUMMARY_PROMPT)."""
+    lines = [f"{m.get('role', '?')}: {_text_of(m)}" for m in messages]
+    return [
+        {"role": "system", "content": SUMMARY_PROMPT},
+        {"role": "user", "content": "The conversation to summarise:\n\n" + "\n\n".join(lines)},
+    ]
+
+
+def _text_of(message: Message) -> str:
+    content = message.get("content")
+    text = content if isinstance(content, str) else str(content or "")
+    calls = message.get("tool_calls") or []
+    named = ", ".join(str((c.get("function") or {}).get("name", "?")) for c in calls)
+    return f"{text} [calls: {named}]" if named else text

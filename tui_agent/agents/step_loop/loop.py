@@ -36,6 +36,7 @@ from typing import TypeVar
 from tui_agent.agents.budget import Budget
 from tui_agent.agents.loop_guard import DEFAULT_REPEATS, LoopGuard
 from tui_agent.agents.step_loop.conversation import Conversation, ModelSwitch, read_message
+from tui_agent.agents.step_loop.fitting import fit_history, summary_request
 from tui_agent.agents.step_loop.resume import (
     Continuation,
     RestoreOutcome,
@@ -49,6 +50,7 @@ from tui_agent.agents.step_loop.resume import (
 from tui_agent.events import (
     Error,
     Event,
+    HistoryFitted,
     LLMCall,
     Log,
     ModelChanged,
@@ -57,7 +59,7 @@ from tui_agent.events import (
     TurnEnded,
     UserMessage,
 )
-from tui_agent.llm import LLM, LLMError, Message
+from tui_agent.llm import LLM, ContextTooLong, LLMError, Message, context_limit, count_tokens
 from tui_agent.sandbox.base import Sandbox, SandboxError
 from tui_agent.sandbox.wire import ExecuteResult
 
@@ -65,6 +67,13 @@ DEFAULT_MAX_STEPS = 10
 FAILURES = (LLMError, SandboxError)
 """What ends a run as failed, recorded as an Error, instead of escaping it."""
 T = TypeVar("T")
+OVERFLOW_SHRINK = 0.6
+"""A history the provider refused as too long is fitted into this share of its size."""
+KEEP_LAST_TURNS = (4, 2, 1, 0)
+"""The last turns kept whole when fitting, fewer while they alone do not fit (0: even the
+last run's output is shortened)."""
+REPLY_RESERVE = 1024
+"""Tokens kept free for the reply (and the tool definitions) when fitting the history."""
 INTERRUPTED = "interrupted"
 """The stopped_reason of a run the user interrupted."""
 ModelMaker = Callable[[str], LLM]
@@ -74,12 +83,15 @@ ModelMaker = Callable[[str], LLM]
 @dataclass(frozen=True, kw_only=True)
 class StepLimits:
     """When a run stops on its own: model replies per run, USD for the session, repeated
-    failures (the loop guard), seconds per code run."""
+    failures (the loop guard), seconds per code run; and the model's context, which the
+    history is fitted into before each reply."""
 
     max_steps: int = DEFAULT_MAX_STEPS
     budget: float | None = None
     loop_repeats: int = DEFAULT_REPEATS
     timeout: float
+    context_tokens: int | None = None
+    """Input tokens the model takes (None: what litellm knows of it, else no fitting)."""
 
 
 @dataclass(frozen=True)
@@ -125,6 +137,9 @@ class StepLoop(ABC):
         """The first run waits for a message: a session continued with nothing said yet."""
         self.continuation: Continuation | None = None
         """What the session continues from (None: it starts afresh)."""
+        self.context = context_limit(llm.model, limits.context_tokens)
+        """The model's context in tokens, the history is fitted into (None: unknown)."""
+        self._overflowed = False
 
     @abstractmethod
     def take_step(self, step: int) -> AsyncGenerator[Event, None]:
@@ -298,6 +313,7 @@ class StepLoop(ABC):
         except Exception as exc:  # a UserError: the model cannot be used; the session goes on
             return Log(level="error", message=f"/model {model}: {exc}")
         previous, self.llm = self.llm.model, llm
+        self.context = context_limit(llm.model, self.limits.context_tokens)
         if self.budget is not None:
             self.budget.model = llm.model
         return ModelChanged(model=llm.model, previous=previous)
@@ -373,9 +389,65 @@ class StepLoop(ABC):
                 break
             self.replies += 1
             self.step += 1
-            async with contextlib.aclosing(self._guarded(self.take_step(self.step))) as step:
-                async for event in step:
-                    yield event
+            for retry in (False, True):
+                async with contextlib.aclosing(self._fitted(harder=retry)) as fitting:
+                    async for event in fitting:
+                        yield event
+                self._overflowed = False
+                taken = self._guarded(self.take_step(self.step), overflow=not retry)
+                async with contextlib.aclosing(taken) as step:
+                    async for event in step:
+                        yield event
+                if not self._overflowed:
+                    break
+
+    async def _fitted(self, *, harder: bool) -> AsyncGenerator[Event, None]:
+        """Fit the history into the model's context before a reply (`harder`: the provider
+        said it was too long, so into less than it holds now): the summary's model call and
+        a HistoryFitted when something was done."""
+        limit = self.context
+        if harder:
+            limit = int(count_tokens(self.llm.model, self.messages) * OVERFLOW_SHRINK)
+            self.context = min(limit, self.context or limit)
+        if limit is None:
+            return
+        calls: list[LLMCall] = []
+
+        async def summarise(messages: list[Message]) -> str:
+            reply = await self.llm.complete(
+                summary_request(messages), purpose="summary", step=self.step
+            )
+            calls.append(reply.call)
+            self.count_call(reply.call)
+            return reply.text
+
+        reserve = min(REPLY_RESERVE, limit // 4)
+        fitted = None
+        for keep_last in KEEP_LAST_TURNS:  # fewer whole turns only when the last ones overflow
+            fitted = await fit_history(
+                self.messages,
+                model=self.llm.model,
+                limit=limit,
+                keep_last=keep_last,
+                summarise=summarise,
+                reserve=reserve,
+            )
+            if fitted is None or fitted.after <= limit - reserve:
+                break
+        for call in calls:
+            yield call
+        if fitted is None or not (fitted.shortened or fitted.summarised or fitted.dropped):
+            return
+        self.messages = fitted.messages
+        yield HistoryFitted(
+            step=self.step,
+            before=fitted.before,
+            after=fitted.after,
+            limit=limit,
+            shortened=fitted.shortened,
+            summarised=fitted.summarised,
+            dropped=fitted.dropped,
+        )
 
     def end(self) -> Stop:
         """How the session ended: the stop of its last run, or of its preparation."""
@@ -431,13 +503,27 @@ class StepLoop(ABC):
         if reason:
             self.halt("stopped", reason, f"stopped after step {self.step}: {reason}")
 
-    async def _guarded(self, events: AsyncGenerator[Event, None]) -> AsyncGenerator[Event, None]:
+    async def _guarded(
+        self, events: AsyncGenerator[Event, None], *, overflow: bool = False
+    ) -> AsyncGenerator[Event, None]:
         """`events`, closed when they end however they end; a failure of the model or the
-        sandbox among them is recorded (its Error) and stops the run as failed."""
+        sandbox among them is recorded (its Error) and stops the run as failed. `overflow`: a
+        reply refused as too long for the model's context is noted to be asked again."""
         async with contextlib.aclosing(events):
             try:
                 async for event in events:
                     yield event
+            except ContextTooLong as exc:
+                if not overflow:
+                    yield Error(message=str(exc), kind=type(exc).__name__)
+                    self.halt("failed", type(exc).__name__)
+                    return
+                self._overflowed = True
+                yield Log(
+                    level="warning",
+                    message=f"step {self.step}: the conversation is too long for "
+                    f"{self.llm.model}; fitting it into less and asking again",
+                )
             except FAILURES as exc:
                 yield Error(message=str(exc), kind=type(exc).__name__)
                 self.halt("failed", type(exc).__name__)
