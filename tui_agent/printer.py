@@ -28,19 +28,26 @@ from tui_agent.events import (
     ExecutionStarted,
     FeedbackSubmitted,
     FinalAnswer,
+    HistoryFitted,
     ItemsExtracted,
     Log,
     LogLine,
+    ModelChanged,
     OutputAnalyzed,
     PhaseFinished,
     PhaseStarted,
     RefinementProgress,
     SessionEnded,
+    SessionResumed,
     SessionStarted,
+    StateRestored,
+    StateRestoreRun,
     TaskResult,
     Thought,
     ToolCall,
     ToolResult,
+    TurnEnded,
+    UserMessage,
     VersionDecided,
     current_kind,
 )
@@ -56,6 +63,15 @@ from tui_agent.formatting import (
 from tui_agent.report import search_query, tool_call_counts
 from tui_agent.session import SessionState, SessionSummary
 from tui_agent.terminal_text import visible, visible_event, without_unsafe
+from tui_agent.turn_text import (
+    fitted_line,
+    model_changed_line,
+    restore_run_line,
+    restored_line,
+    resumed_line,
+    turn_ended_line,
+    user_message_line,
+)
 
 
 class TerminalConsole(Console):
@@ -227,9 +243,27 @@ def render_event(event: Event) -> RenderableType | None:
     event = visible_event(event)
     match event:
         case SessionStarted():
-            return Text.assemble(
+            started = Text.assemble(
                 ("▶ ", "bold"), (event.title, "bold"), f"  [{current_kind(event.kind)}]"
             )
+            if event.parent is not None:
+                fork = f"  fork of {event.parent.session_id} at step {event.parent.at_step}"
+                started.append(fork, style="dim")
+            return started
+        case UserMessage():
+            return Text(f"🧑 {user_message_line(event)}", style="bold")
+        case TurnEnded():
+            return Text(f"── {turn_ended_line(event)}", style="dim")
+        case ModelChanged():
+            return Text(f"🔀 {model_changed_line(event)}", style="cyan")
+        case SessionResumed():
+            return Text(f"↻ {resumed_line(event)}", style="bold")
+        case StateRestoreRun():
+            return Text(f"   {restore_run_line(event)}", style="dim" if event.ok else "yellow")
+        case StateRestored():
+            return Text(f"↻ {restored_line(event)}", style="bold")
+        case HistoryFitted():
+            return Text(f"✂ {fitted_line(event)}", style="yellow")
         case Thought() if event.text:
             return Text.assemble(("🤖 Thinking: ", "bold magenta"), event.text)
         case AttemptStarted():
@@ -346,7 +380,7 @@ def sessions_table(summaries: list[SessionSummary]) -> Table:
             str(s.item_count),
             str(s.prompt_tokens + s.completion_tokens),
             format_cost(s.cost, s.cost_complete),
-            escape(s.title),
+            escape(s.title) + (f"  [dim](fork of {escape(s.parent)})[/]" if s.parent else ""),
         )
     return table
 

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from tui_agent.analysis.shapes import FieldFeedback, OutputAnalysis
-from tui_agent.events import Log, RefinementProgress, VersionDecided
+from tui_agent.events import Log, RefinementProgress, TurnEnded, UserMessage, VersionDecided
 from tui_agent.session import PhaseState, SessionState, SessionSummary, StepState
 
 NO_PHASE = "(no phase)"
@@ -117,6 +117,31 @@ class LogReport(_Report):
     message: str
 
 
+class MessageReport(_Report):
+    """A message of the user's in a conversation (after the task)."""
+
+    turn: int
+    text: str
+    queued: bool
+
+
+class TurnReport(_Report):
+    """How a turn of a conversation ended."""
+
+    turn: int
+    status: str
+    stopped_reason: str | None
+
+
+class ModelReport(_Report):
+    """The calls of one model: tokens, and cost (null when no call of it had a price)."""
+
+    calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost: float | None
+
+
 class ProgressReport(_Report):
     """Where a refinement stood: its attempt, what it said, the fields fixed, changed but not
     verified, and still remaining."""
@@ -167,6 +192,12 @@ class SessionReport(_Report):
     logs: list[LogReport]
     tasks: list[TaskReport] = []
     """What each task or workflow node returned, in order (task sessions)."""
+    messages: list[MessageReport] = []
+    """The user's messages after the task, in order (conversations)."""
+    turns: list[TurnReport] = []
+    """How each turn ended, in order (conversations; the last one may end with the session)."""
+    models: dict[str, ModelReport] = {}
+    """Calls, tokens and cost per model, in the order first called."""
 
 
 def build_report(state: SessionState, items: int | None = None) -> SessionReport:
@@ -244,6 +275,25 @@ def build_report(state: SessionState, items: int | None = None) -> SessionReport
             )
             for r in state.task_results
         ],
+        messages=[
+            MessageReport(turn=e.turn, text=e.text, queued=e.queued)
+            for e in state.timeline
+            if isinstance(e, UserMessage)
+        ],
+        turns=[
+            TurnReport(turn=e.turn, status=e.status, stopped_reason=e.stopped_reason)
+            for e in state.timeline
+            if isinstance(e, TurnEnded)
+        ],
+        models={
+            model: ModelReport(
+                calls=usage.calls,
+                prompt_tokens=usage.prompt_tokens,
+                completion_tokens=usage.completion_tokens,
+                cost=usage.cost,
+            )
+            for model, usage in state.models.items()
+        },
     )
 
 

@@ -192,6 +192,8 @@ class SessionSummary(BaseModel):
     cost_complete: bool = True
     event_count: int = 0
     stopped_reason: str | None = None
+    parent: str | None = None
+    """A fork's parent session and step, as "ID@STEP" (None: not a fork)."""
 
 
 @dataclass
@@ -316,6 +318,7 @@ class SessionState:
             cost_complete=self.unknown_cost_calls == 0,
             event_count=self.event_count,
             stopped_reason=self.stopped_reason,
+            parent=f"{self.parent.session_id}@{self.parent.at_step}" if self.parent else None,
         )
 
 

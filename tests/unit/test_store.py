@@ -37,7 +37,7 @@ from tui_agent.recorder import SessionRecorder
 from tui_agent.session import SessionState, SessionSummary, fold
 from tui_agent.store import SCHEMA_VERSION, SessionNotFound, Store, StoreError
 from tui_agent.store.migrations import APPLICATION_ID, MIGRATIONS, apply_migrations
-from tui_agent.store.rows import APPEND_EVENT, event_row, summary_row
+from tui_agent.store.rows import APPEND_EVENT, SUMMARY_COLUMNS, event_row, summary_row
 
 TABLES = ("sessions", "events", "items", "feedback", "llm_calls")
 STARTED = SessionStarted(kind="exec", title="t")
@@ -298,7 +298,13 @@ async def test_an_old_database_keeps_its_running_sessions_as_they_were(tmp_path:
     async with aiosqlite.connect(path, isolation_level=None) as conn:
         await apply_migrations(conn, MIGRATIONS[:1])  # schema 1: no owners recorded
         [(started, summary)] = stamped_burst("d" * 12, [STARTED])
-        await conn.execute(APPEND_EVENT, summary_row(summary) + event_row(started)[1:])
+        columns = SUMMARY_COLUMNS[: SUMMARY_COLUMNS.index("parent")]  # schema 1's
+        schema_1_append = (
+            f"INSERT INTO events_with_session ({', '.join(columns)}, seq, type, ts, json)"
+            f" VALUES ({', '.join('?' * (len(columns) + 4))})"
+        )
+        row = summary_row(summary)[: len(columns)] + event_row(started)[1:]
+        await conn.execute(schema_1_append, row)
     async with await Store.open(path) as store:
         # Its owner was never recorded: it may be a live older tui-agent, so it stays.
         assert await store.list_sessions() == [summary]

@@ -40,6 +40,7 @@ SUMMARY_COLUMNS = (
     "cost_complete",
     "event_count",
     "stopped_reason",
+    "parent",
 )
 
 INSERT_SESSION = (
@@ -77,6 +78,7 @@ def summary_row(summary: SessionSummary) -> tuple[Any, ...]:
         int(s.cost_complete),
         s.event_count,
         s.stopped_reason,
+        s.parent,
     )
 
 
