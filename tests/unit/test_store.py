@@ -37,7 +37,7 @@ from tui_agent.recorder import SessionRecorder
 from tui_agent.session import SessionState, SessionSummary, fold
 from tui_agent.store import SCHEMA_VERSION, SessionNotFound, Store, StoreError
 from tui_agent.store.migrations import APPLICATION_ID, MIGRATIONS, apply_migrations
-from tui_agent.store.rows import APPEND_EVENT, SUMMARY_COLUMNS, event_row, summary_row
+from tui_agent.store.rows import SUMMARY_COLUMNS, event_row, summary_row
 
 TABLES = ("sessions", "events", "items", "feedback", "llm_calls")
 STARTED = SessionStarted(kind="exec", title="t")

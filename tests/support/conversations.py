@@ -8,8 +8,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from codeact_support import Recorded
-
 from tui_agent.agents.launch import Launch
 from tui_agent.agents.step_loop import Conversation
 from tui_agent.events import Event, TurnEnded
@@ -18,6 +16,18 @@ from tui_agent.session import SessionState
 from tui_agent.store import Store
 
 Trigger = Callable[[Event], bool]
+
+
+@dataclass
+class Recorded:
+    """A session recorded through a real SessionRecorder, and the events as stored."""
+
+    state: SessionState
+    emitted: list[Event]
+    stored: list[Event]
+
+    def of(self, kind: type) -> list:
+        return [e for e in self.stored if isinstance(e, kind)]
 
 
 @dataclass

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from codeact_support import Recorded, record
-from conversation_support import User, converse
+from support.conversations import Recorded, User, converse
 from support.scripted_model import ScriptedModel, error
 from support.scripted_model import action_reply as reply
 
@@ -55,7 +54,7 @@ CONTEXT_ERROR = (
 async def run_one(settings: Settings, task: str, **fields: Any) -> Recorded:
     """A session of one turn (no conversation), as a headless command runs it."""
     launch = prepare(CodeRequest(task=task, **fields), settings)
-    return await record(settings.db, launch.started, launch.events)
+    return await converse(settings.db, launch, User(Conversation(), []))
 
 
 def outputs(session: Recorded) -> list[str]:
