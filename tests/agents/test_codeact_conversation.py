@@ -134,19 +134,21 @@ async def test_an_interrupted_run_leaves_the_session_waiting_then_it_goes_on(
     server: ScriptedModel, settings: Settings
 ):
     server.push(
+        run_code("x = 6\nprint('set')"),
         run_code("import time\nprint('starting', flush=True)\ntime.sleep(60)"),
-        run_code("print(6 * 7)"),
+        run_code("print(x * 7)"),
         answer("42"),
     )
     launch = conversation_launch(settings, "Take forever")
     assert launch.conversation is not None
     interrupted: list[bool] = []
+    started = iter([False, True])  # the second run is the one to stop
     user = User(
         launch.conversation,
-        ["Never mind: what is 6 * 7?"],
+        ["Never mind: what is x * 7?"],
         during=[
             (
-                lambda e: isinstance(e, ExecutionStarted),
+                lambda e: isinstance(e, ExecutionStarted) and next(started),
                 lambda c: interrupted.append(c.interrupt()),
             )
         ],
@@ -157,10 +159,13 @@ async def test_an_interrupted_run_leaves_the_session_waiting_then_it_goes_on(
     first, second = session.of(TurnEnded)
     assert (first.status, first.stopped_reason) == ("stopped", "interrupted")
     assert (second.status, second.stopped_reason) == ("completed", None)
+    # the interrupt stopped the interpreter; x came back before the next turn ran
+    [restored] = session.of(StateRestored)
+    assert (restored.ran, restored.total, restored.failed) == (1, 1, [])
     assert outputs(session)[-1] == "42"
     assert session.state.status == "completed"
     assert not any(step.running for step in session.state.steps.values())
-    told = server.requests[1].messages
+    told = server.requests[2].messages
     assert told[-2]["role"] == "assistant" and "time.sleep(60)" in told[-2]["content"]
     assert "Interrupted by the user" in told[-1]["content"]
 

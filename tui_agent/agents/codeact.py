@@ -36,6 +36,7 @@ from tui_agent.agents.step_loop import (
     RestoreRun,
     StepLimits,
     StepLoop,
+    flag_of,
     successful_runs,
 )
 from tui_agent.agents.streaming import StepRun
@@ -171,10 +172,14 @@ class _CodeActLoop(StepLoop):
                 yield CodeProposed(step=step, code=code, action=action.action)
         await self.sandbox_started
         run = StepRun(self.sandbox, ExecuteRequest(code=code, timeout=self.limits.timeout), step)
+        self.executing = True
         async for event in with_written_files(run.events(), workspace_of(self.sandbox)):
             yield event
+        self.executing = False
         result = run.result
         assert result is not None
+        if result.success:
+            self.remember_run(RestoreRun(step, code, flag_of(code, self.network)))
         self.messages.append(result_message(result, edited))
         self.check_progress(code, result)
 

@@ -23,6 +23,7 @@ from tui_agent.agents.step_loop.resume import (
     FixedChoices,
     RestoreChoices,
     RestoreRun,
+    flag_of,
     fork_events,
     successful_runs,
 )
@@ -41,6 +42,7 @@ __all__ = [
     "StepLimits",
     "StepLoop",
     "Stop",
+    "flag_of",
     "fork_events",
     "successful_runs",
 ]

@@ -39,6 +39,7 @@ from tui_agent.agents.step_loop.conversation import Conversation, ModelSwitch, r
 from tui_agent.agents.step_loop.fitting import fit_history, summary_request
 from tui_agent.agents.step_loop.resume import (
     Continuation,
+    FixedChoices,
     RestoreOutcome,
     RestoreRun,
     last_model,
@@ -137,6 +138,12 @@ class StepLoop(ABC):
         """The first run waits for a message: a session continued with nothing said yet."""
         self.continuation: Continuation | None = None
         """What the session continues from (None: it starts afresh)."""
+        self.ran: list[RestoreRun] = []
+        """The code that ran successfully in this session, in order: what rebuilds the
+        sandbox's state when an interrupted run took it along (see `remember_run`)."""
+        self.executing = False
+        """Code is running now: an interrupt stops it by stopping the sandbox's interpreter."""
+        self._state_lost = False
         self.context = context_limit(llm.model, limits.context_tokens)
         """The model's context in tokens, the history is fitted into (None: unknown)."""
         self._overflowed = False
@@ -212,6 +219,7 @@ class StepLoop(ABC):
         before = last_model(events)
         if before is not None and before != self.llm.model:
             yield ModelChanged(model=self.llm.model, previous=before)
+        self.ran = [run for run in runs if not run.flag]
         if runs:
             await self.sandbox_started
             outcome = RestoreOutcome()
@@ -254,6 +262,10 @@ class StepLoop(ABC):
             if opening is not None:
                 async for event in self._said(opening):
                     yield event
+            if self._state_lost:
+                async with contextlib.aclosing(self._guarded(self._restore_lost())) as restoring:
+                    async for event in restoring:
+                        yield event
             async with contextlib.aclosing(self._interruptible(self.run())) as run:
                 async for event in run:
                     yield event
@@ -353,6 +365,8 @@ class StepLoop(ABC):
                 yield Log(level="warning", message=f"step {self.step}: interrupted by you")
                 self.halt("stopped", INTERRUPTED)
                 self.after_interrupt()
+                self._state_lost = self.executing and bool(self.ran)
+                self.executing = False
             else:
                 task.result()
         finally:
@@ -360,6 +374,29 @@ class StepLoop(ABC):
             if not task.done():
                 task.cancel()
             await asyncio.gather(task, return_exceptions=True)
+
+    def remember_run(self, run: RestoreRun) -> None:
+        """Keep a run that succeeded, to run again should an interrupt take the state."""
+        self.ran.append(run)
+
+    async def _restore_lost(self) -> AsyncGenerator[Event, None]:
+        """After an interrupt stopped the interpreter mid-run: its state back, by running the
+        session's successful code again (flagged runs left out, failures skipped)."""
+        self._state_lost = False
+        yield Log(
+            message="the interrupted run stopped the sandbox's interpreter: restoring its state"
+        )
+        await self.sandbox_started
+        restoring = restore_state(
+            self.ran,
+            FixedChoices(flagged=False, on_failure="skip"),
+            self.rerun,
+            self.sandbox.reset,
+            RestoreOutcome(),
+        )
+        async with contextlib.aclosing(restoring):
+            async for event in restoring:
+                yield event
 
     def after_interrupt(self) -> None:
         """Leave the conversation whole after an interrupted run: a reply of the model's whose
