@@ -30,7 +30,7 @@ import asyncio
 import contextlib
 from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from tui_agent.agents.budget import Budget
@@ -75,6 +75,7 @@ KEEP_LAST_TURNS = (4, 2, 1, 0)
 last run's output is shortened)."""
 REPLY_RESERVE = 1024
 """Tokens kept free for the reply (and the tool definitions) when fitting the history."""
+NOT_ISOLATED = "the sandbox is not isolated: it runs on this machine"
 INTERRUPTED = "interrupted"
 """The stopped_reason of a run the user interrupted."""
 ModelMaker = Callable[[str], LLM]
@@ -204,7 +205,10 @@ class StepLoop(ABC):
         """What a continued session records first: a fork's copy of its parent's events, then
         the SessionResumed that reopens it (`runs`: filled with the runs to restore)."""
         if continuation.restore == "state":
-            runs.extend(self.restore_runs(continuation.events))
+            found = self.restore_runs(continuation.events)
+            if not self.sandbox.isolated:  # it runs on this machine: every run is asked
+                found = [replace(run, flag=run.flag or NOT_ISOLATED) for run in found]
+            runs.extend(found)
         copied = [e for e in continuation.events[1:] if continuation.fork]
         return [*copied, resumed_event(continuation, runs)]
 
@@ -216,6 +220,8 @@ class StepLoop(ABC):
         self.messages = self.rebuild(events)
         self.step = last_step(events)
         self.turn = last_turn(events) + 1
+        if self.budget is not None:  # the budget holds for the whole session
+            self.budget.spent = sum(e.cost or 0.0 for e in events if isinstance(e, LLMCall))
         before = last_model(events)
         if before is not None and before != self.llm.model:
             yield ModelChanged(model=self.llm.model, previous=before)
@@ -383,6 +389,13 @@ class StepLoop(ABC):
         """After an interrupt stopped the interpreter mid-run: its state back, by running the
         session's successful code again (flagged runs left out, failures skipped)."""
         self._state_lost = False
+        if not self.sandbox.isolated:
+            yield Log(
+                level="warning",
+                message="the interrupted run stopped the interpreter; its state is not rebuilt "
+                "by itself here (the sandbox is not isolated: every run is asked first)",
+            )
+            return
         yield Log(
             message="the interrupted run stopped the sandbox's interpreter: restoring its state"
         )
