@@ -91,6 +91,31 @@ def test_continue_restores_the_state_and_appends_to_the_session(server, tmp_path
     ]
     assert [t["status"] for t in shown["turns"]] == []  # one turn each process: no waits
     assert list(shown["models"]) == [MODEL] and shown["models"][MODEL]["calls"] == 4
+    # exported and imported elsewhere, the conversation is the same, byte for byte
+    exported = tmp_path / "conversation.jsonl"
+    assert (
+        tui_agent(tmp_path, "sessions", "export", session_id, "-o", str(exported)).returncode == 0
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    assert tui_agent(elsewhere, "sessions", "import", str(exported)).returncode == 0
+    again = tmp_path / "again.jsonl"
+    assert tui_agent(elsewhere, "sessions", "export", session_id, "-o", str(again)).returncode == 0
+    assert again.read_bytes() == exported.read_bytes()
+    assert '"type":"user_message"' in exported.read_text()
+    # an imported session is someone else's: continuing it is refused, rerun is the way
+    refused = one_line(
+        tui_agent(
+            elsewhere,
+            "code",
+            "--continue",
+            session_id,
+            "go on",
+            *session_args(server, tmp_path),
+            "--headless",
+        )
+    )
+    assert "imported from a file" in refused
 
 
 def test_a_session_killed_between_turns_is_continued_in_a_new_process(server, tmp_path):
