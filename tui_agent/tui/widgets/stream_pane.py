@@ -165,6 +165,13 @@ class StreamPane(VerticalScroll):
         """Stream index of the card under the cursor, or None while following the newest."""
         return self._cursor
 
+    @property
+    def cursor_card(self) -> Card | None:
+        """The card under the cursor (None while following the newest)."""
+        if self._cursor is None:
+            return None
+        return self._cards[self._cursor - self._first]
+
     def bindings_key(self) -> tuple[bool, ...]:
         """What this pane's keys depend on (the footer is rebuilt only when it changes)."""
         return (
