@@ -90,6 +90,11 @@ def status_text(screen: SessionScreen) -> str:
     return str(screen.query_one(StatusLine).content)
 
 
+def status_of(home: HomeScreen, session_id: str) -> str | None:
+    """The status the home screen lists for `session_id`."""
+    return next((s.status for s in home.summaries if s.session_id == session_id), None)
+
+
 async def say(pilot: Pilot[Any], text: str) -> None:
     """Type `text` into the message line and press Enter."""
     await pilot.click(MessageInput)
@@ -124,8 +129,9 @@ async def test_two_turns_through_the_message_line(server: ScriptedModel, setting
         assert line.text == "What is x + 1?"
         await pilot.press("escape")  # waiting: leaving asks, then ends the conversation
         await pilot.press("y")
-        await wait_until(pilot, lambda: isinstance(pilot.app.screen, HomeScreen))
-        await wait_until(pilot, lambda: not app._conversations, timeout=30)
+        home = pilot.app.screen
+        assert isinstance(home, HomeScreen)
+        await wait_until(pilot, lambda: status_of(home, SESSION_ID) == "completed", timeout=30)
     events = await stored(settings)
     said = [(e.turn, e.text, e.queued) for e in events if isinstance(e, UserMessage)]
     assert said == [(2, "What is x + 1?", False)]
@@ -251,10 +257,6 @@ async def cursor_to_step(pilot: Pilot[Any], pane: StreamPane, step: int) -> None
         await pilot.press("up")
 
 
-def fork_status(home: HomeScreen, session_id: str) -> str | None:
-    return next((s.status for s in home.summaries if s.session_id == session_id), None)
-
-
 async def test_fork_from_a_step_card(server: ScriptedModel, settings: Settings):
     stored_script(server)
     await record_stored(settings)
@@ -283,9 +285,9 @@ async def test_fork_from_a_step_card(server: ScriptedModel, settings: Settings):
         await pilot.press("escape")
         home = pilot.app.screen
         assert isinstance(home, HomeScreen)
-        await wait_until(pilot, lambda: fork_status(home, fork_id) == "completed", timeout=30)
+        await wait_until(pilot, lambda: status_of(home, fork_id) == "completed", timeout=30)
         title = str(home.table.get_row(fork_id)[1])
-        assert title.startswith(f"⑂ {SESSION_ID[:6]}@1 ")
+        assert title.startswith(f"↳ {SESSION_ID[:6]}@1 ")
     events = await stored(settings, fork_id)
     outputs = [e for e in events if isinstance(e, ExecutionFinished)]
     assert "".join(line.text for line in outputs[-1].logs).strip() == "82"

@@ -82,8 +82,8 @@ class TuiAgentApp(App[None]):
         self._replay_events = replay_events
         self._replay_session = replay_session
         self._queued: list[Launch | tuple[SessionStarted, AsyncIterator[Event], str | None]] = []
-        self._conversations: dict[Worker[SessionState], Conversation] = {}
-        """The conversation of each live session that is one (told to end as the app quits)."""
+        self._conversations: dict[Worker[SessionState], LiveRun] = {}
+        """The live sessions that are conversations (told to end as the app quits)."""
         self._control_filter = ControlFilter()
 
     def get_line_filters(self) -> Sequence[LineFilter]:
@@ -131,11 +131,17 @@ class TuiAgentApp(App[None]):
                 self._launch(*launch)
 
     async def on_exit_app(self) -> None:
-        """Before the app's workers are cancelled: the conversations waiting for the user are
-        told there are no more messages, and record their end as usual (not as cancelled)."""
-        waiting = [w for w, c in self._conversations.items() if not c.busy and not w.is_finished]
-        for worker in waiting:
-            self._conversations[worker].end()
+        """Before the app's workers are cancelled, every conversation is told there are no
+        more messages: those waiting for the user record their end as usual (not as
+        cancelled); the others (a run, a restore under way) are cancelled with the app."""
+        waiting = [
+            run.worker
+            for run in self._conversations.values()
+            if run.recorder.state.status == "waiting" and not run.worker.is_finished
+        ]
+        for run in self._conversations.values():
+            if run.conversation is not None:
+                run.conversation.end()
         for worker in waiting:
             with suppress(WorkerCancelled, WorkerFailed):
                 await worker.wait()
@@ -219,9 +225,10 @@ class TuiAgentApp(App[None]):
             group=SESSION_WORKERS,
             exit_on_error=False,
         )
+        live = LiveRun(recorder, worker, conversation)
         if conversation is not None:
-            self._conversations[worker] = conversation
-        return LiveRun(recorder, worker, conversation)
+            self._conversations[worker] = live
+        return live
 
     @on(ContinueRequested)
     def _continue_requested(self, message: ContinueRequested) -> None:

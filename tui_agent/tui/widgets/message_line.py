@@ -1,14 +1,16 @@
 """The message line of a conversation: what the user says to a live code or toolcode session.
 
 Enter sends, ctrl+j starts a new line, up and down (on the first or last line) walk through
-what was sent before. Above it, the messages said while the agent works wait, marked as queued,
-until the session gives them to the model (its UserMessage shows them in the stream then).
+what was sent before; ctrl+c is not copy here but the screen's: it stops the agent's run.
+Above it, the messages said while the agent works wait, marked as queued, until the session
+gives them to the model (its UserMessage shows them in the stream then).
 """
 
 from __future__ import annotations
 
 from textual import events
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
@@ -24,6 +26,12 @@ BUSY_PLACEHOLDER = "The agent works: a message now is sent after this run · Esc
 class MessageInput(TextArea):
     """A TextArea where Enter sends (posts `Sent`), ctrl+j adds a line, and up / down on the
     first / last line recall what was sent."""
+
+    BINDINGS = [
+        *(b for b in TextArea.BINDINGS if not (isinstance(b, Binding) and "ctrl+c" in b.key)),
+        Binding("super+c", "copy", "Copy", show=False),
+    ]
+    """TextArea's keys, but ctrl+c is left to the screen: it stops the agent's run."""
 
     class Sent(Message):
         """The user sent `text` (not empty)."""
@@ -93,13 +101,13 @@ class MessageInput(TextArea):
 
 
 def queued_content(queued: list[str]) -> Content:
-    """`⧗ queued, will be sent after this run: text` for each message waiting."""
+    """`» queued · will be sent after this run: text` for each message waiting."""
     parts: list[str | tuple[str, str]] = []
     for index, text in enumerate(queued):
         if index:
             parts.append("\n")
         parts += [
-            ("⧗ queued", "$text-warning bold"),
+            ("» queued", "$text-warning bold"),
             (" · will be sent after this run: ", "dim"),
             clipped(visible(" ".join(text.split())), 200),
         ]

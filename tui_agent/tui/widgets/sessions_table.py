@@ -55,8 +55,8 @@ STATUS_COLORS = {
 
 
 def lineage(parent: ForkOrigin) -> str:
-    """`⑂ abc123@3`: the session and step a fork came from."""
-    return f"⑂ {parent.session_id[:SHORT_ID]}@{parent.at_step}"
+    """`↳ abc123@3`: the session and step a fork came from."""
+    return f"↳ {parent.session_id[:SHORT_ID]}@{parent.at_step}"
 
 
 def summary_cells(

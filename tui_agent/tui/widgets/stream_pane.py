@@ -17,7 +17,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from tui_agent.events import Artifact, VersionDecided
+from tui_agent.events import OPEN_STATUSES, Artifact, VersionDecided
 from tui_agent.session import SessionState, StepState
 from tui_agent.tui.stream_groups import CallGroup, StreamEntry, StreamGroups
 from tui_agent.tui.widgets.artifact_card import (
@@ -207,7 +207,7 @@ class StreamPane(VerticalScroll):
         if stale:
             await self.remove_children(stale)
         status = _Statuses(state)
-        closed = None if state.status == "running" else state.status
+        closed = None if state.status in OPEN_STATUSES else state.status
         for index, card in zip(range(keep_from, keep_to), kept, strict=True):
             entry = stream[index]
             card.closed = closed
