@@ -105,7 +105,10 @@ async def working_agent(conversation: Conversation, hold: asyncio.Event) -> Asyn
     """Turn 2's code runs (held) and the user says something meanwhile: it is queued."""
     for event in [*first_turn(), *second_turn()]:
         yield event
-    conversation.running(asyncio.ensure_future(hold.wait()))
+    async def run() -> None:
+        await hold.wait()
+
+    conversation.running(asyncio.ensure_future(run()))  # a run goes on, as the step loop says
     conversation.say("and print it in French too")
     await hold.wait()
 

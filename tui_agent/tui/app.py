@@ -249,7 +249,7 @@ class TuiAgentApp(App[None]):
         if (
             launch.continues
             and isinstance(screen, SessionScreen)
-            and screen.live is None
+            and not screen.running
             and screen.session_id == launch.session_id
         ):
             await self.pop_screen()

@@ -450,8 +450,8 @@ class SessionScreen(RefineFlow):
         def answered(yes: bool | None) -> None:
             if not yes:
                 return
-            if conversation is not None and not conversation.busy:
-                conversation.end()
+            if conversation is not None and not conversation.busy and not self.state.restoring:
+                conversation.end()  # it waits for you: it ends as usual, no need to cancel
                 self.dismiss()
             else:
                 self.cancel_run()
