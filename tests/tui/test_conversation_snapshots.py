@@ -105,6 +105,7 @@ async def working_agent(conversation: Conversation, hold: asyncio.Event) -> Asyn
     """Turn 2's code runs (held) and the user says something meanwhile: it is queued."""
     for event in [*first_turn(), *second_turn()]:
         yield event
+
     async def run() -> None:
         await hold.wait()
 

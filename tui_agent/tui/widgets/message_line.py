@@ -23,15 +23,15 @@ PLACEHOLDER = "Message the agent · Enter sends · ctrl+j new line · /model NAM
 BUSY_PLACEHOLDER = "The agent works: a message now is sent after this run · Escape stops the run"
 
 
-class MessageInput(TextArea):
+class MessageInput(TextArea, inherit_bindings=False):
     """A TextArea where Enter sends (posts `Sent`), ctrl+j adds a line, and up / down on the
     first / last line recall what was sent."""
 
     BINDINGS = [
         *(b for b in TextArea.BINDINGS if not (isinstance(b, Binding) and "ctrl+c" in b.key)),
-        Binding("super+c", "copy", "Copy", show=False),
     ]
-    """TextArea's keys, but ctrl+c is left to the screen: it stops the agent's run."""
+    """TextArea's own keys (not those of the scroll view), but ctrl+c is left to the screen:
+    it stops the agent's run."""
 
     class Sent(Message):
         """The user sent `text` (not empty)."""
