@@ -4,7 +4,7 @@ live sessions in workers. Screens and widgets do the rest."""
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from contextlib import suppress
 from functools import partial
 from pathlib import Path
@@ -16,6 +16,7 @@ from textual.notifications import SeverityLevel
 from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
 from tui_agent.agents.launch import Launch
+from tui_agent.agents.step_loop import Conversation
 from tui_agent.config import Settings, load_settings
 from tui_agent.errors import UserError
 from tui_agent.events import Event, SessionStarted
@@ -25,9 +26,15 @@ from tui_agent.session import SessionState, fold
 from tui_agent.store import Store
 from tui_agent.terminal_text import visible, visible_event
 from tui_agent.tui.commands import BindingCommands
-from tui_agent.tui.messages import SessionOpened, SessionPrepared, SessionRequested
+from tui_agent.tui.messages import (
+    ContinueRequested,
+    SessionOpened,
+    SessionPrepared,
+    SessionRequested,
+)
 from tui_agent.tui.paths import styles_dir
 from tui_agent.tui.replay import Replay
+from tui_agent.tui.screens.continue_flow import prepare_continuation
 from tui_agent.tui.screens.home import HomeScreen
 from tui_agent.tui.screens.refine_flow import REFINE_WORKERS
 from tui_agent.tui.screens.replay import ReplayScreen
@@ -74,7 +81,9 @@ class TuiAgentApp(App[None]):
         self._open_session = open_session
         self._replay_events = replay_events
         self._replay_session = replay_session
-        self._queued: list[tuple[SessionStarted, AsyncIterator[Event], str | None]] = []
+        self._queued: list[Launch | tuple[SessionStarted, AsyncIterator[Event], str | None]] = []
+        self._conversations: dict[Worker[SessionState], LiveRun] = {}
+        """The live sessions that are conversations (told to end as the app quits)."""
         self._control_filter = ControlFilter()
 
     def get_line_filters(self) -> Sequence[LineFilter]:
@@ -115,8 +124,27 @@ class TuiAgentApp(App[None]):
         elif self._open_session is not None:
             await self.show_session(self._open_session, "stored")
         queued, self._queued = self._queued, []
-        for started, agent, session_id in queued:
-            self._launch(started, agent, session_id)
+        for launch in queued:
+            if isinstance(launch, Launch):
+                self.start_launch(launch)
+            else:
+                self._launch(*launch)
+
+    async def on_exit_app(self) -> None:
+        """Before the app's workers are cancelled, every conversation is told there are no
+        more messages: those waiting for the user record their end as usual (not as
+        cancelled); the others (a run, a restore under way) are cancelled with the app."""
+        waiting = [
+            run.worker
+            for run in self._conversations.values()
+            if run.recorder.state.status == "waiting" and not run.worker.is_finished
+        ]
+        for run in self._conversations.values():
+            if run.conversation is not None:
+                run.conversation.end()
+        for worker in waiting:
+            with suppress(WorkerCancelled, WorkerFailed):
+                await worker.wait()
 
     async def on_unmount(self) -> None:
         """Let cancelled agents and refinements record their end, then close the store."""
@@ -147,26 +175,85 @@ class TuiAgentApp(App[None]):
             self._launch(started, agent, session_id)
 
     def start_launch(self, launch: Launch) -> None:
-        """Record and show a session prepared by the launch path, under its own id."""
-        self.start_session(launch.started, launch.events, session_id=launch.session_id)
+        """Record and show a session prepared by the launch path, under its own id: a new
+        one (a fork too), or one continued (its events appended to those stored). Callable
+        before the app runs, as `start_session`."""
+        if self.store is None:
+            self._queued.append(launch)
+        elif launch.continues:
+            self.run_worker(self._continue(launch), group="continue", exit_on_error=False)
+        else:
+            self._launch(launch.started, launch.events, launch.session_id, launch.conversation)
 
     @on(SessionPrepared)
     def _session_prepared(self, message: SessionPrepared) -> None:
         self.start_launch(message.launch)
 
     def _launch(
-        self, started: SessionStarted, agent: AsyncIterator[Event], session_id: str | None
+        self,
+        started: SessionStarted,
+        agent: AsyncIterator[Event],
+        session_id: str | None,
+        conversation: Conversation | None = None,
     ) -> None:
         assert self.store is not None
         recorder = SessionRecorder(self.store, session_id)
+        live = self._record(recorder, recorder.run(started, agent), conversation)
+        self.push_screen(SessionScreen.live_session(self.store, live, clock=self.clock))
+
+    async def _continue(self, launch: Launch) -> None:
+        """Append a continued session's events to it, its screen showing the stored history
+        then what comes live."""
+        assert self.store is not None
+        stored = await self.store.events(launch.session_id)
+        recorder = SessionRecorder(self.store, launch.session_id)
+        await recorder.reopen()
+        live = self._record(recorder, recorder.go_on(launch.events), launch.conversation)
+        state = fold(visible_event(event) for event in stored)
+        await self.push_screen(SessionScreen(self.store, state, clock=self.clock, live=live))
+
+    def _record(
+        self,
+        recorder: SessionRecorder,
+        recording: Coroutine[None, None, SessionState],
+        conversation: Conversation | None,
+    ) -> LiveRun:
+        """Run `recording` (the recorder at work) in a session worker."""
         worker: Worker[SessionState] = self.run_worker(
-            recorder.run(started, agent),
+            recording,
             name=f"session {recorder.session_id}",
             group=SESSION_WORKERS,
             exit_on_error=False,
         )
-        screen = SessionScreen.live_session(self.store, LiveRun(recorder, worker), clock=self.clock)
-        self.push_screen(screen)
+        live = LiveRun(recorder, worker, conversation)
+        if conversation is not None:
+            self._conversations[worker] = live
+        return live
+
+    @on(ContinueRequested)
+    def _continue_requested(self, message: ContinueRequested) -> None:
+        self.run_worker(
+            self._prepare_continuation(message.session_id, message.fork_at),
+            group="continue",
+            exit_on_error=False,
+        )
+
+    async def _prepare_continuation(self, session_id: str, fork_at: int | None) -> None:
+        """Prepare the continue (or fork) of a stored session, then show it live in place of
+        the stored screen of the same session (a fork's goes on top of its parent's)."""
+        assert self.store is not None
+        launch = await prepare_continuation(self, self.store, self.settings, session_id, fork_at)
+        if launch is None:
+            return
+        screen = self.screen
+        if (
+            launch.continues
+            and isinstance(screen, SessionScreen)
+            and not screen.running
+            and screen.session_id == launch.session_id
+        ):
+            await self.pop_screen()
+        self.start_launch(launch)
 
     async def show_session(self, id_or_prefix: str, mode: str) -> None:
         """Push the screen of a stored session: `stored` (its final state) or `replay`."""
@@ -208,8 +295,11 @@ class TuiAgentApp(App[None]):
 
     async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker = event.worker
-        if worker.group != SESSION_WORKERS or not worker.is_finished or not self.screen_stack:
-            return  # (no screens: the app is closing, and the run was cancelled with it)
+        if worker.group != SESSION_WORKERS or not worker.is_finished:
+            return
+        self._conversations.pop(worker, None)
+        if not self.screen_stack:
+            return  # the app is closing, and the run was cancelled with it
         for screen in self.screen_stack:
             if isinstance(screen, SessionScreen) and screen.live and screen.live.worker is worker:
                 screen.run_finished()

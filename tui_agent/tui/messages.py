@@ -103,3 +103,12 @@ class ReplayMoved(Message):
         self.total = total
         self.speed = speed
         self.playing = playing
+
+
+class ContinueRequested(Message):
+    """Continue the stored session `session_id` live (fork it at step `fork_at`, when given)."""
+
+    def __init__(self, session_id: str, fork_at: int | None = None) -> None:
+        super().__init__()
+        self.session_id = session_id
+        self.fork_at = fork_at

@@ -1,4 +1,5 @@
-"""The home screen: the stored sessions, filterable; open, replay or delete one."""
+"""The home screen: the stored sessions, filterable; open, replay, continue or delete one.
+A fork's title says which session and step it came from."""
 
 from __future__ import annotations
 
@@ -11,13 +12,20 @@ from textual.widgets import DataTable, Footer, Input, Static
 
 from tui_agent.agents.launch import Launch
 from tui_agent.config import Settings
+from tui_agent.events import ForkOrigin, SessionStarted
 from tui_agent.formatting import display_path
 from tui_agent.session import SessionSummary
 from tui_agent.store import Store, StoreError
 from tui_agent.terminal_text import visible
 from tui_agent.tui.commands import NewSessionCommands, SessionCommands
-from tui_agent.tui.messages import SessionDeleted, SessionPrepared, SessionRequested
+from tui_agent.tui.messages import (
+    ContinueRequested,
+    SessionDeleted,
+    SessionPrepared,
+    SessionRequested,
+)
 from tui_agent.tui.screens.confirm import ConfirmModal
+from tui_agent.tui.screens.continue_flow import continuable, conversational
 from tui_agent.tui.screens.new_session import NewSessionModal
 from tui_agent.tui.widgets.sessions_table import SessionsTable
 
@@ -50,6 +58,13 @@ class HomeScreen(Screen[None]):
         Binding("n", "new", "New", id="home.new", tooltip="Start a session: a task or a file"),
         Binding("r", "replay", "Replay", id="home.replay", tooltip="Replay the session"),
         Binding("d", "delete", "Delete", id="home.delete", tooltip="Delete the session"),
+        Binding(
+            "c",
+            "continue_session",
+            "Continue",
+            id="home.continue",
+            tooltip="Continue the session (code, toolcode): its sandbox state rebuilt, live",
+        ),
         Binding("slash", "filter", "Filter", id="home.filter", tooltip="Filter the sessions"),
         Binding(
             "escape",
@@ -76,6 +91,8 @@ class HomeScreen(Screen[None]):
         self.summaries: list[SessionSummary] = []
         self.came_from: str | None = None
         """The session last opened from here: the cursor goes back to it."""
+        self._parents: dict[str, ForkOrigin | None] = {}
+        """Where each conversation session came from (a fork), read once from its start."""
 
     def compose(self) -> ComposeResult:
         yield Static("tui-agent · sessions", id="home-title")
@@ -108,11 +125,27 @@ class HomeScreen(Screen[None]):
     async def action_reload(self) -> None:
         """Re-read the sessions from the store."""
         self.summaries = await self.store.list_sessions()
+        await self._read_parents()
         self._show()
+
+    async def _read_parents(self) -> None:
+        """The parent of each conversation session not read yet (only those fork)."""
+        for summary in self.summaries:
+            if summary.session_id in self._parents or not conversational(summary.kind):
+                continue
+            try:
+                events = await self.store.events(summary.session_id)
+            except StoreError:  # deleted meanwhile
+                continue
+            first = events[0] if events else None
+            self._parents[summary.session_id] = (
+                first.parent if isinstance(first, SessionStarted) else None
+            )
 
     def _show(self) -> None:
         visible = self.shown_sessions
-        self.table.show(visible, select=self.came_from)
+        parents = {key: parent for key, parent in self._parents.items() if parent is not None}
+        self.table.show(visible, select=self.came_from, parents=parents)
         self.came_from = None
         empty = self.query_one("#empty", Static)
         self.table.display = bool(visible)
@@ -129,6 +162,9 @@ class HomeScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("replay", "delete"):
             return self.table.selected_id is not None and bool(self.table.display)
+        if action == "continue_session":
+            summary = self.selected_summary
+            return summary is not None and continuable(summary.kind, summary.status)
         if action == "clear_filter":
             return bool(self.query_one("#filter").display)
         return True
@@ -176,6 +212,19 @@ class HomeScreen(Screen[None]):
         ready = getattr(self.app, "ready_sandbox", None)
         if ready is not None:
             ready()
+
+    @property
+    def selected_summary(self) -> SessionSummary | None:
+        """The summary of the highlighted session (None: none shown)."""
+        selected = self.table.selected_id if self.table.display else None
+        return next((s for s in self.summaries if s.session_id == selected), None)
+
+    def action_continue_session(self) -> None:
+        """Continue the highlighted session live (the app prepares it; see continue_flow)."""
+        summary = self.selected_summary
+        if summary is not None and continuable(summary.kind, summary.status):
+            self.notify("Continuing: preparing the session…")
+            self.post_message(ContinueRequested(summary.session_id))
 
     def action_replay(self) -> None:
         if (session_id := self.table.selected_id) is not None:

@@ -28,6 +28,7 @@ from tui_agent.agents.requests import (
     ToolcodeRequest,
     request_from_inputs,
 )
+from tui_agent.agents.step_loop import Conversation
 from tui_agent.config import Settings
 from tui_agent.store.task_cache import TaskCache
 from tui_agent.tui.request_form import RequestForm, field_id
@@ -188,6 +189,7 @@ class NewSessionModal(ModalScreen[Launch | None]):
                 self.settings,
                 approver=ModalApprover(self.app),
                 cache=TaskCache(self.settings.db),
+                conversation=Conversation() if request.conversational else None,
             )
         except RequestError as error:
             self.app.call_from_thread(self._refused, error)

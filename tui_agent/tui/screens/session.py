@@ -10,6 +10,12 @@ FeedbackSubmitted event through a SessionRecorder; `r` then refines the session 
 `d` reviews the candidate (the refine flow, in refine_flow.py).
 Escape on a running session asks before cancelling it; `p` shows the strategy and recipe.
 
+A live code or toolcode session is a conversation: its message line (widgets/message_line.py)
+says the user's messages to it (`Conversation.say`), Escape on a run stops that run only (the
+session then waits for the next message), and leaving a waiting session ends the conversation
+(it then records its end as usual). On a stored one, `c` continues it and `f` forks it at the
+step under the cursor (screens/continue_flow.py).
+
 A screen listens to the recorders of its session itself (the live one, and those that append
 feedback, refinements and decisions) and closes its feeds as it starts to go: it stops
 listening and cancels its workers (a refinement records that it was cancelled), so nothing
@@ -33,6 +39,7 @@ from textual.widget import AwaitRemove
 from textual.widgets import Footer, Static
 from textual.worker import Worker
 
+from tui_agent.agents.step_loop import Conversation
 from tui_agent.analysis.shapes import FieldDefinition, FieldFeedback
 from tui_agent.events import Artifact, Event, FeedbackSubmitted
 from tui_agent.formatting import clipped
@@ -43,6 +50,7 @@ from tui_agent.store import Store, StoreError
 from tui_agent.terminal_text import visible, visible_event
 from tui_agent.tui.current_logic import current_logic
 from tui_agent.tui.messages import (
+    ContinueRequested,
     EventsReceived,
     FeedbackRecorded,
     LiveSessionCancelled,
@@ -50,6 +58,7 @@ from tui_agent.tui.messages import (
     SessionOpened,
 )
 from tui_agent.tui.screens.confirm import CancelRunModal
+from tui_agent.tui.screens.continue_flow import continuable
 from tui_agent.tui.screens.feedback import FeedbackModal, FeedbackResult
 from tui_agent.tui.screens.image import ImageScreen
 from tui_agent.tui.screens.pinned import PINNED, PinnedScreen, pinned_artifacts
@@ -57,17 +66,21 @@ from tui_agent.tui.screens.refine_flow import RefineFlow, latest_feedback
 from tui_agent.tui.widgets.context_panel import ContextPanel
 from tui_agent.tui.widgets.files_view import ImagePreview, load_image
 from tui_agent.tui.widgets.items_table import ItemsTable
+from tui_agent.tui.widgets.message_line import MessageInput, MessageLine
 from tui_agent.tui.widgets.mounting import on_screen
 from tui_agent.tui.widgets.status_line import StatusLine, status_content
+from tui_agent.tui.widgets.step_card import StepCard
 from tui_agent.tui.widgets.stream_pane import StreamPane
 
 
 @dataclass
 class LiveRun:
-    """The recorder recording a live session and the worker driving it."""
+    """The recorder recording a live session and the worker driving it; the user's side of
+    the conversation when the session is one."""
 
     recorder: SessionRecorder
     worker: Worker[SessionState]
+    conversation: Conversation | None = None
 
     @property
     def running(self) -> bool:
@@ -77,7 +90,7 @@ class LiveRun:
 FRAME = 1 / 6
 """Shortest time between two renders of a live session: the events of one frame are shown
 together (a reader follows no faster, and the agent shares this process)."""
-QUIET_STATUSES = ("running", "completed")
+QUIET_STATUSES = ("running", "waiting", "completed")
 """Statuses the title line does not repeat (the status line shows them)."""
 
 
@@ -132,6 +145,27 @@ class SessionScreen(RefineFlow):
             "Review candidate",
             id="session.review",
             tooltip="Show the diff of the version waiting for your decision: accept or reject",
+        ),
+        Binding(
+            "ctrl+c",
+            "interrupt",
+            "Stop run",
+            id="session.interrupt",
+            tooltip="Stop the agent's current run; the conversation waits for your next message",
+        ),
+        Binding(
+            "c",
+            "continue_session",
+            "Continue",
+            id="session.continue",
+            tooltip="Continue this session: its sandbox state rebuilt, then a new message",
+        ),
+        Binding(
+            "f",
+            "fork",
+            "Fork here",
+            id="session.fork",
+            tooltip="A new session holding the turns up to the step under the cursor",
         ),
         Binding(
             "p",
@@ -196,12 +230,19 @@ class SessionScreen(RefineFlow):
             yield StreamPane(self.empty_text, id="stream")
             yield ItemsTable(id="items")
             yield ContextPanel(id="context-panel")
+        if self.conversation is not None:
+            yield MessageLine(id="message-line")
         yield from self.compose_extra()
         yield Footer()
 
     def compose_extra(self) -> ComposeResult:
         """Widgets a subclass adds under the body."""
         yield from ()
+
+    @property
+    def conversation(self) -> Conversation | None:
+        """The user's side of this live session's conversation (None: it is not one)."""
+        return self.live.conversation if self.live is not None else None
 
     @property
     def empty_text(self) -> str:
@@ -213,7 +254,13 @@ class SessionScreen(RefineFlow):
         self.query_one("#items").display = False
         self.query_one("#context-panel").display = False
         await self.render_state()
-        self.query_one(StreamPane).focus()
+        conversation = self.conversation
+        if conversation is not None:
+            conversation.listeners.append(self._conversation_changed)
+            self._show_conversation()
+            self.query_one(MessageInput).focus()
+        else:
+            self.query_one(StreamPane).focus()
         self.post_message(SessionOpened(self.session_id, self.mode))
 
     def _listen(self, recorder: SessionRecorder) -> SessionRecorder:
@@ -228,6 +275,9 @@ class SessionScreen(RefineFlow):
         for recorder in self._feeds:
             recorder.listeners.remove(self.post_event)
         self._feeds.clear()
+        conversation = self.conversation
+        if conversation is not None and self._conversation_changed in conversation.listeners:
+            conversation.listeners.remove(self._conversation_changed)
         if self._frame_timer is not None:
             self._frame_timer.stop()
             self._frame_timer = None
@@ -310,6 +360,8 @@ class SessionScreen(RefineFlow):
         """The live agent's worker ended: feedback and refinement keys open up."""
         if on_screen(self):  # not while the screen goes or the app closes
             self.refresh_status()
+            if self.conversation is not None:
+                self._show_conversation()
 
     def _refresh_bindings_on_change(self) -> None:
         """Refresh the footer only when what the bindings depend on changed (a footer
@@ -324,6 +376,7 @@ class SessionScreen(RefineFlow):
             bool(self._pinned()),
             self.running,
             stream.bindings_key(),
+            self.conversation is not None and self.conversation.busy,
         )
         if key != self._bindings_key:
             self._bindings_key = key
@@ -372,10 +425,22 @@ class SessionScreen(RefineFlow):
             return awaiting and self.recordable and not self.refining
         if action == "pinned":
             return bool(self._pinned())
+        if action == "interrupt":
+            return self.conversation is not None and self.conversation.busy
+        if action == "continue_session":
+            return self.continuable
+        if action == "fork":
+            return self.continuable and self._cursor_step() is not None
         return True
 
     def action_back(self) -> None:
-        """Back to the sessions list; a running agent is cancelled only once confirmed."""
+        """Back to the sessions list; a running agent is cancelled only once confirmed. In a
+        conversation, Escape on a run stops the run only; leaving a waiting one (once
+        confirmed) ends the conversation."""
+        conversation = self.conversation
+        if conversation is not None and conversation.busy:
+            self.action_interrupt()
+            return
         if not self.running:
             self.dismiss()
             return
@@ -383,10 +448,47 @@ class SessionScreen(RefineFlow):
         what = f"{state.kind} · {state.title}" if state.title else "The agent is still running."
 
         def answered(yes: bool | None) -> None:
-            if yes:
+            if not yes:
+                return
+            if conversation is not None and not conversation.busy and not self.state.restoring:
+                conversation.end()  # it waits for you: it ends as usual, no need to cancel
+                self.dismiss()
+            else:
                 self.cancel_run()
 
         self.app.push_screen(CancelRunModal(what), answered)
+
+    def action_interrupt(self) -> None:
+        """Stop the conversation's current run; the session then waits for a message."""
+        conversation = self.conversation
+        if conversation is not None and conversation.interrupt():
+            self.notify("Stopped the run. The session waits for your next message.")
+
+    def _conversation_changed(self) -> None:
+        """A Conversation listener: what is queued, or whether a run goes on, changed."""
+        if self.is_mounted and on_screen(self):
+            self.call_later(self._show_conversation)
+
+    def _show_conversation(self) -> None:
+        conversation = self.conversation
+        if conversation is None or not on_screen(self):
+            return
+        self.query_one(MessageLine).show(
+            list(conversation.queued),
+            busy=conversation.busy,
+            ended=conversation.ended or not self.running,
+        )
+        self._refresh_bindings_on_change()
+
+    @on(MessageInput.Sent)
+    def _message_sent(self, message: MessageInput.Sent) -> None:
+        """Say the message to the session (queued while a run goes on)."""
+        message.stop()
+        conversation = self.conversation
+        if conversation is None or conversation.ended or not self.running:
+            self.notify("This session has ended: c continues it.", severity="warning")
+            return
+        conversation.say(message.text)
 
     def cancel_run(self) -> None:
         """Cancel the running agent; the screen stays to show it ended as cancelled."""
@@ -394,6 +496,33 @@ class SessionScreen(RefineFlow):
             self.live.worker.cancel()
             self.post_message(LiveSessionCancelled(self.session_id))
             self.notify("Cancelled. Escape goes back to the sessions list.")
+
+    @property
+    def continuable(self) -> bool:
+        """Whether `c` / `f` apply: an ended code or toolcode session of the store."""
+        state = self.state
+        return self.recordable and continuable(state.kind, state.status)
+
+    def _cursor_step(self) -> int | None:
+        """The step of the card under the stream pane's cursor (None: not a step's card)."""
+        card = self.query_one(StreamPane).cursor_card
+        return card.step.index if isinstance(card, StepCard) else None
+
+    def action_continue_session(self) -> None:
+        """Continue this session live: its state restored, then it waits for a message."""
+        if self.continuable:
+            self._continue(None)
+
+    def action_fork(self) -> None:
+        """A new session holding this one up to the step under the cursor, live."""
+        step = self._cursor_step()
+        if self.continuable and step is not None:
+            self._continue(step)
+
+    def _continue(self, fork_at: int | None) -> None:
+        what = f"Forking at step {fork_at}" if fork_at is not None else "Continuing"
+        self.notify(f"{what}: preparing the session…")
+        self.post_message(ContinueRequested(self.session_id, fork_at))
 
     def action_pinned(self) -> None:
         """Show the strategy and the recipe in use."""

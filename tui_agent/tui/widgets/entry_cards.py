@@ -1,6 +1,8 @@
 """Cards for the timeline entries that are not agent steps: tool calls, phases, logs, errors,
-feedback, refinement progress and version decisions. Each renders to one Static and
-re-renders only on change (artifacts have their own card, artifact_card.py)."""
+feedback, refinement progress, version decisions and a conversation's own entries (the user's
+messages, turn ends, model switches, resumes, restored state, fitted history). Each renders
+to one Static and re-renders only on change (artifacts have their own card, artifact_card.py).
+"""
 
 from __future__ import annotations
 
@@ -13,9 +15,15 @@ from textual.widgets import Static
 from tui_agent.events import (
     Error,
     FeedbackSubmitted,
+    HistoryFitted,
     Log,
+    ModelChanged,
     RefinementProgress,
+    SessionResumed,
+    StateRestored,
     TaskResult,
+    TurnEnded,
+    UserMessage,
     VersionDecided,
 )
 from tui_agent.formatting import clipped, task_result_line
@@ -150,6 +158,86 @@ def task_result_content(event: TaskResult) -> Content:
     return Content.assemble(("🧾 ", ""), (f"{node}{task_result_line(event)}", style))
 
 
+def user_message_content(event: UserMessage) -> Content:
+    """`you:` and the message; one sent while the agent worked says so."""
+    parts: list[str | tuple[str, str]] = [("you", "$text-primary bold")]
+    if event.queued:
+        parts.append((" · sent while the agent worked", "dim italic"))
+    parts += [("\n", ""), clipped(event.text, 4000)]
+    return Content.assemble(*parts)
+
+
+def turn_ended_content(event: TurnEnded) -> Content:
+    """`── turn 2 · completed ──`: a thin line between turns."""
+    reason = event.stopped_reason
+    how = event.status + (f": {reason}" if reason and reason != event.status else "")
+    style = "$text-success" if event.status == "completed" else "$text-warning"
+    return Content.assemble(
+        ("── ", "dim"), (f"turn {event.turn} · ", "dim"), (how, style), (" ──", "dim")
+    )
+
+
+def model_changed_content(event: ModelChanged) -> Content:
+    previous = f" (was {event.previous})" if event.previous else ""
+    return Content.assemble(("⇄ model ", "$text-accent"), (event.model, "bold"), (previous, "dim"))
+
+
+def resumed_content(event: SessionResumed) -> Content:
+    """`↺ continued · restoring the state: 3 runs (step 2 flagged)` or `… with a clean sandbox`."""
+    if event.restore == "clean" or not event.runs:
+        how = "with a clean sandbox" if event.restore == "clean" else "nothing to restore"
+    else:
+        how = f"restoring the state: {event.runs} run{'s' if event.runs != 1 else ''}"
+    parts: list[str | tuple[str, str]] = [("↺ continued", "$text-accent bold"), f" · {how}"]
+    if event.flagged:
+        steps = ", ".join(str(step) for step in event.flagged)
+        parts.append((f" (flagged: step{'s' if len(event.flagged) != 1 else ''} {steps})", "dim"))
+    return Content.assemble(*parts)
+
+
+def _steps(steps: list[int]) -> str:
+    return f"step{'s' if len(steps) != 1 else ''} " + ", ".join(str(step) for step in steps)
+
+
+def restored_content(event: StateRestored) -> Content:
+    """`✓ state restored: 3 of 3 runs in 1.20s`, with what failed and was left out."""
+    if event.clean:
+        return Content.assemble(("○ state not restored", "$text-warning bold"), ": a clean sandbox")
+    ok = not event.failed
+    mark, style = ("✓", "$text-success") if ok else ("!", "$text-warning")
+    parts: list[str | tuple[str, str]] = [
+        (f"{mark} state restored", f"{style} bold"),
+        f": {event.ran} of {event.total} run{'s' if event.total != 1 else ''}",
+        (f" in {event.duration:.2f}s", "dim"),
+    ]
+    if event.failed:
+        verb = "failed and was" if len(event.failed) == 1 else "failed and were"
+        parts.append((f"; {_steps(event.failed)} {verb} left out", "$text-warning"))
+    left_out = [step for step in event.skipped if step not in event.failed]
+    if left_out:
+        parts.append((f"; {_steps(left_out)} not run again", "dim"))
+    return Content.assemble(*parts)
+
+
+def fitted_content(event: HistoryFitted) -> Content:
+    """`⇲ history fitted before step 7: 9,800 → 3,900 tokens (limit 4,000) · …`."""
+    what = [
+        f"{count} {label}"
+        for count, label in (
+            (event.shortened, "outputs shortened"),
+            (event.summarised, "turns summarised"),
+            (event.dropped, "left out"),
+        )
+        if count
+    ]
+    return Content.assemble(
+        ("⇲ history fitted", "$text-accent bold"),
+        f" before step {event.step}: {event.before:,} → {event.after:,} tokens"
+        f" (limit {event.limit:,})",
+        (" · " + ", ".join(what) if what else "", "dim"),
+    )
+
+
 class EntryCard(Static):
     """A one-Static card; `show` re-renders only when the entry's visible parts changed.
 
@@ -200,6 +288,12 @@ _RENDERERS: dict[type, Any] = {
     RefinementProgress: refinement_content,
     VersionDecided: decision_content,
     TaskResult: task_result_content,
+    UserMessage: user_message_content,
+    TurnEnded: turn_ended_content,
+    ModelChanged: model_changed_content,
+    SessionResumed: resumed_content,
+    StateRestored: restored_content,
+    HistoryFitted: fitted_content,
 }
 
 CARD_KINDS: dict[type, str] = {
@@ -211,4 +305,10 @@ CARD_KINDS: dict[type, str] = {
     RefinementProgress: "refinement",
     VersionDecided: "decision",
     TaskResult: "task-result",
+    UserMessage: "user",
+    TurnEnded: "turn",
+    ModelChanged: "model",
+    SessionResumed: "resumed",
+    StateRestored: "restored",
+    HistoryFitted: "fitted",
 }

@@ -9,12 +9,16 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import DataTable
 
+from tui_agent.events import ForkOrigin
 from tui_agent.formatting import format_cost, format_duration, format_tokens
 from tui_agent.session import SessionSummary
 from tui_agent.terminal_text import visible
+from tui_agent.tui.widgets.status_line import STATUS_LABELS, status_label
 
 NARROW = 110
 """Below this width the items and tokens columns are left out and dates lose the year."""
+SHORT_ID = 6
+"""Characters of a parent session's id a fork's title shows."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +44,7 @@ COLUMNS = (
 
 STATUS_COLORS = {
     "running": "cyan",
+    "waiting": "blue",
     "completed": "green",
     "failed": "red",
     "cancelled": "yellow",
@@ -49,15 +54,22 @@ STATUS_COLORS = {
 }
 
 
-def summary_cells(summary: SessionSummary, narrow: bool) -> dict[str, Text]:
+def lineage(parent: ForkOrigin) -> str:
+    """`↳ abc123@3`: the session and step a fork came from."""
+    return f"↳ {parent.session_id[:SHORT_ID]}@{parent.at_step}"
+
+
+def summary_cells(
+    summary: SessionSummary, narrow: bool, parent: ForkOrigin | None = None
+) -> dict[str, Text]:
     """The cells of one row (plain Text: titles are never read as markup; controls in them
-    are drawn, never sent to the terminal)."""
+    are drawn, never sent to the terminal); a fork's title says where it came from."""
     started = time.localtime(summary.started_at)
     tokens = summary.prompt_tokens + summary.completion_tokens
     cells = {
         "kind": summary.kind,
         "title": summary.title,
-        "status": f"● {summary.status}",
+        "status": f"● {status_label(summary.status)}",
         "started": time.strftime("%m-%d %H:%M" if narrow else "%Y-%m-%d %H:%M", started),
         "duration": format_duration(summary.duration),
         "items": f"{summary.item_count:,}",
@@ -68,6 +80,9 @@ def summary_cells(summary: SessionSummary, narrow: bool) -> dict[str, Text]:
         key: Text(visible(value), no_wrap=True, overflow="ellipsis") for key, value in cells.items()
     }
     row["status"].stylize(STATUS_COLORS.get(summary.status, ""))
+    if parent is not None:
+        row["title"] = Text.assemble((lineage(parent), "magenta"), " ", row["title"])
+        row["title"].no_wrap, row["title"].overflow = True, "ellipsis"
     for column in COLUMNS:
         if column.numeric:
             row[column.key].justify = "right"
@@ -84,6 +99,7 @@ class SessionsTable(DataTable[Text]):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self._summaries: list[SessionSummary] = []
+        self._parents: dict[str, ForkOrigin] = {}
         self._layout_width = 0
 
     @property
@@ -94,12 +110,18 @@ class SessionsTable(DataTable[Text]):
         key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key
         return key.value
 
-    def show(self, summaries: list[SessionSummary], select: str | None = None) -> None:
+    def show(
+        self,
+        summaries: list[SessionSummary],
+        select: str | None = None,
+        parents: dict[str, ForkOrigin] | None = None,
+    ) -> None:
         """Replace the rows, highlighting `select` (else the same session as before) when it
-        is still there."""
+        is still there; `parents`: where each fork came from, by its id."""
         ids = {s.session_id for s in summaries}
         selected = select if select in ids else self.selected_id
         self._summaries = summaries
+        self._parents = parents or {}
         self._rebuild(selected)
 
     def on_resize(self) -> None:
@@ -113,6 +135,8 @@ class SessionsTable(DataTable[Text]):
         columns = [c for c in COLUMNS if not (narrow and c.wide_only)]
         if narrow:
             columns = [replace(c, width=11) if c.key == "started" else c for c in columns]
+        if any(s.status in STATUS_LABELS for s in self._summaries):  # `● waiting for you`
+            columns = [replace(c, width=17) if c.key == "status" else c for c in columns]
         fixed = sum(c.width + 2 * self.cell_padding for c in columns if c.width)
         title_width = max(12, width - fixed - 2 * self.cell_padding - 1)
         self.clear(columns=True)
@@ -120,7 +144,7 @@ class SessionsTable(DataTable[Text]):
             label = Text(column.label, justify="right" if column.numeric else "left")
             self.add_column(label, width=column.width or title_width, key=column.key)
         for summary in self._summaries:
-            cells = summary_cells(summary, narrow)
+            cells = summary_cells(summary, narrow, self._parents.get(summary.session_id))
             self.add_row(*(cells[c.key] for c in columns), key=summary.session_id)
         ids = [s.session_id for s in self._summaries]
         if selected in ids:

@@ -237,6 +237,11 @@ class StepCard(Vertical):
         self._files_view = FilesView()
         self._calls_view = Static(classes="program-calls")
 
+    @property
+    def step(self) -> StepState:
+        """The step shown."""
+        return self._step
+
     def compose(self) -> ComposeResult:
         yield self._thought_view
         yield self._code_view

@@ -17,7 +17,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from tui_agent.events import Artifact, VersionDecided
+from tui_agent.events import OPEN_STATUSES, Artifact, VersionDecided
 from tui_agent.session import SessionState, StepState
 from tui_agent.tui.stream_groups import CallGroup, StreamEntry, StreamGroups
 from tui_agent.tui.widgets.artifact_card import (
@@ -165,6 +165,13 @@ class StreamPane(VerticalScroll):
         """Stream index of the card under the cursor, or None while following the newest."""
         return self._cursor
 
+    @property
+    def cursor_card(self) -> Card | None:
+        """The card under the cursor (None while following the newest)."""
+        if self._cursor is None:
+            return None
+        return self._cards[self._cursor - self._first]
+
     def bindings_key(self) -> tuple[bool, ...]:
         """What this pane's keys depend on (the footer is rebuilt only when it changes)."""
         return (
@@ -200,7 +207,7 @@ class StreamPane(VerticalScroll):
         if stale:
             await self.remove_children(stale)
         status = _Statuses(state)
-        closed = None if state.status == "running" else state.status
+        closed = None if state.status in OPEN_STATUSES else state.status
         for index, card in zip(range(keep_from, keep_to), kept, strict=True):
             entry = stream[index]
             card.closed = closed
