@@ -31,7 +31,8 @@ def add_resume_options(parser: argparse.ArgumentParser) -> None:
         "--continue",
         dest="continue_id",
         metavar="ID",
-        help="continue session ID: TASK is the next message (only --model may change)",
+        help="continue session ID: TASK is the next message (only --model and --api-base "
+        "may change)",
     )
     which.add_argument(
         "--fork", metavar="ID", help="a new session holding session ID's steps up to --at"
@@ -105,6 +106,7 @@ def _continue(cls: type[RequestBase], args: argparse.Namespace, settings: Settin
             choices=choices,
             restore=args.restore,
             model=getattr(args, "model", None),
+            api_base=getattr(args, "api_base", None),
             fork_at=args.at if args.fork is not None else None,
             imported=imported,
             approver=approver,

@@ -46,13 +46,15 @@ def continue_session(
     choices: RestoreChoices,
     restore: Restore = "state",
     model: str | None = None,
+    api_base: str | None = None,
     fork_at: int | None = None,
     imported: bool = False,
     approver: Approver | None = None,
     conversation: Conversation | None = None,
 ) -> Launch:
     """The session that continues `stored` (a fork of it at step `fork_at`, when given), with
-    `message` opening its next turn (None: it waits for one, through `conversation`)."""
+    `message` opening its next turn (None: it waits for one, through `conversation`); `model`
+    and `api_base` replace the stored request's when given."""
     first = stored[0] if stored else None
     if not isinstance(first, SessionStarted):
         raise RequestError(None, "it does not begin with its start, so it cannot be continued")
@@ -65,6 +67,8 @@ def continue_session(
             None, "it was imported from a file; `tui-agent rerun` runs it again as a new session"
         )
     request = rerun_request(first, model=model)
+    if api_base and "api_base" in type(request).model_fields:
+        request = request.model_copy(update={"api_base": api_base})
     if fork_at is None and fold(stored).status in OPEN_STATUSES:
         raise RequestError(
             None, "it has not ended (another process still runs it): fork it, or wait for its end"

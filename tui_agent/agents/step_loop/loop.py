@@ -49,6 +49,7 @@ from tui_agent.agents.step_loop.resume import (
     resumed_event,
 )
 from tui_agent.events import (
+    OPEN_STATUSES,
     Error,
     Event,
     HistoryFitted,
@@ -63,6 +64,7 @@ from tui_agent.events import (
 from tui_agent.llm import LLM, ContextTooLong, LLMError, Message, context_limit, count_tokens
 from tui_agent.sandbox.base import Sandbox, SandboxError
 from tui_agent.sandbox.wire import ExecuteResult
+from tui_agent.session import fold
 
 DEFAULT_MAX_STEPS = 10
 FAILURES = (LLMError, SandboxError)
@@ -242,8 +244,13 @@ class StepLoop(ABC):
                 return
         if continuation.message is not None:
             self.opening = continuation.message
-        else:
+        else:  # ready, and waiting for the user's first message
             self.waits_first = True
+            before_end = fold(events)
+            done = before_end.status not in OPEN_STATUSES
+            status: SessionStatus = before_end.status if done else "stopped"
+            reason = before_end.stopped_reason if done else f"forked at step {self.step}"
+            yield TurnEnded(turn=self.turn - 1, status=status, stopped_reason=reason)
 
     def rebuild(self, events: Sequence[Event]) -> list[Message]:
         """The conversation with the model as the stored `events` had it."""

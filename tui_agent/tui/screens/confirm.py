@@ -68,3 +68,24 @@ class CancelRunModal(ConfirmModal):
             with Horizontal(classes="buttons"):
                 yield Button("Keep running (n)", id="cancel")
                 yield Button("Cancel it (esc / y)", id="confirm", variant="error")
+
+
+class EndConversationModal(CancelRunModal):
+    """Ask before leaving a conversation that waits for the user: leaving ends it."""
+
+    def __init__(self, what: str) -> None:
+        ConfirmModal.__init__(
+            self,
+            "End the conversation?",
+            f"{what}\nIt waits for your next message; leaving ends it (c continues it later).\n"
+            "Escape again or y ends it; n stays.",
+            confirm_label="End it",
+        )
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog") as dialog:
+            dialog.border_title = self._title
+            yield Static(Content(self._question), classes="question")
+            with Horizontal(classes="buttons"):
+                yield Button("Stay (n)", id="cancel")
+                yield Button("End it (esc / y)", id="confirm", variant="error")

@@ -12,7 +12,6 @@ from textual.widgets import DataTable, Footer, Input, Static
 
 from tui_agent.agents.launch import Launch
 from tui_agent.config import Settings
-from tui_agent.events import ForkOrigin, SessionStarted
 from tui_agent.formatting import display_path
 from tui_agent.session import SessionSummary
 from tui_agent.store import Store, StoreError
@@ -25,7 +24,7 @@ from tui_agent.tui.messages import (
     SessionRequested,
 )
 from tui_agent.tui.screens.confirm import ConfirmModal
-from tui_agent.tui.screens.continue_flow import continuable, conversational
+from tui_agent.tui.screens.continue_flow import continuable
 from tui_agent.tui.screens.new_session import NewSessionModal
 from tui_agent.tui.widgets.sessions_table import SessionsTable
 
@@ -91,8 +90,6 @@ class HomeScreen(Screen[None]):
         self.summaries: list[SessionSummary] = []
         self.came_from: str | None = None
         """The session last opened from here: the cursor goes back to it."""
-        self._parents: dict[str, ForkOrigin | None] = {}
-        """Where each conversation session came from (a fork), read once from its start."""
 
     def compose(self) -> ComposeResult:
         yield Static("tui-agent · sessions", id="home-title")
@@ -125,27 +122,11 @@ class HomeScreen(Screen[None]):
     async def action_reload(self) -> None:
         """Re-read the sessions from the store."""
         self.summaries = await self.store.list_sessions()
-        await self._read_parents()
         self._show()
-
-    async def _read_parents(self) -> None:
-        """The parent of each conversation session not read yet (only those fork)."""
-        for summary in self.summaries:
-            if summary.session_id in self._parents or not conversational(summary.kind):
-                continue
-            try:
-                events = await self.store.events(summary.session_id)
-            except StoreError:  # deleted meanwhile
-                continue
-            first = events[0] if events else None
-            self._parents[summary.session_id] = (
-                first.parent if isinstance(first, SessionStarted) else None
-            )
 
     def _show(self) -> None:
         visible = self.shown_sessions
-        parents = {key: parent for key, parent in self._parents.items() if parent is not None}
-        self.table.show(visible, select=self.came_from, parents=parents)
+        self.table.show(visible, select=self.came_from)
         self.came_from = None
         empty = self.query_one("#empty", Static)
         self.table.display = bool(visible)

@@ -57,7 +57,7 @@ from tui_agent.tui.messages import (
     SessionMode,
     SessionOpened,
 )
-from tui_agent.tui.screens.confirm import CancelRunModal
+from tui_agent.tui.screens.confirm import CancelRunModal, EndConversationModal
 from tui_agent.tui.screens.continue_flow import continuable
 from tui_agent.tui.screens.feedback import FeedbackModal, FeedbackResult
 from tui_agent.tui.screens.image import ImageScreen
@@ -446,17 +446,19 @@ class SessionScreen(RefineFlow):
             return
         state = self.state
         what = f"{state.kind} · {state.title}" if state.title else "The agent is still running."
+        waiting = state.status == "waiting"
 
         def answered(yes: bool | None) -> None:
             if not yes:
                 return
-            if conversation is not None and not conversation.busy and not self.state.restoring:
+            if conversation is not None and waiting:
                 conversation.end()  # it waits for you: it ends as usual, no need to cancel
                 self.dismiss()
             else:
                 self.cancel_run()
 
-        self.app.push_screen(CancelRunModal(what), answered)
+        modal = EndConversationModal(what) if waiting else CancelRunModal(what)
+        self.app.push_screen(modal, answered)
 
     def action_interrupt(self) -> None:
         """Stop the conversation's current run; the session then waits for a message."""

@@ -9,7 +9,6 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import DataTable
 
-from tui_agent.events import ForkOrigin
 from tui_agent.formatting import format_cost, format_duration, format_tokens
 from tui_agent.session import SessionSummary
 from tui_agent.terminal_text import visible
@@ -54,14 +53,13 @@ STATUS_COLORS = {
 }
 
 
-def lineage(parent: ForkOrigin) -> str:
-    """`↳ abc123@3`: the session and step a fork came from."""
-    return f"↳ {parent.session_id[:SHORT_ID]}@{parent.at_step}"
+def lineage(parent: str) -> str:
+    """`↳ abc123@3`: the session and step a fork came from (`parent`: "ID@STEP")."""
+    session_id, _, step = parent.rpartition("@")
+    return f"↳ {session_id[:SHORT_ID]}@{step}"
 
 
-def summary_cells(
-    summary: SessionSummary, narrow: bool, parent: ForkOrigin | None = None
-) -> dict[str, Text]:
+def summary_cells(summary: SessionSummary, narrow: bool) -> dict[str, Text]:
     """The cells of one row (plain Text: titles are never read as markup; controls in them
     are drawn, never sent to the terminal); a fork's title says where it came from."""
     started = time.localtime(summary.started_at)
@@ -80,8 +78,8 @@ def summary_cells(
         key: Text(visible(value), no_wrap=True, overflow="ellipsis") for key, value in cells.items()
     }
     row["status"].stylize(STATUS_COLORS.get(summary.status, ""))
-    if parent is not None:
-        row["title"] = Text.assemble((lineage(parent), "magenta"), " ", row["title"])
+    if summary.parent is not None:
+        row["title"] = Text.assemble((lineage(summary.parent), "magenta"), " ", row["title"])
         row["title"].no_wrap, row["title"].overflow = True, "ellipsis"
     for column in COLUMNS:
         if column.numeric:
@@ -99,7 +97,6 @@ class SessionsTable(DataTable[Text]):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self._summaries: list[SessionSummary] = []
-        self._parents: dict[str, ForkOrigin] = {}
         self._layout_width = 0
 
     @property
@@ -114,14 +111,12 @@ class SessionsTable(DataTable[Text]):
         self,
         summaries: list[SessionSummary],
         select: str | None = None,
-        parents: dict[str, ForkOrigin] | None = None,
     ) -> None:
         """Replace the rows, highlighting `select` (else the same session as before) when it
-        is still there; `parents`: where each fork came from, by its id."""
+        is still there."""
         ids = {s.session_id for s in summaries}
         selected = select if select in ids else self.selected_id
         self._summaries = summaries
-        self._parents = parents or {}
         self._rebuild(selected)
 
     def on_resize(self) -> None:
@@ -144,7 +139,7 @@ class SessionsTable(DataTable[Text]):
             label = Text(column.label, justify="right" if column.numeric else "left")
             self.add_column(label, width=column.width or title_width, key=column.key)
         for summary in self._summaries:
-            cells = summary_cells(summary, narrow, self._parents.get(summary.session_id))
+            cells = summary_cells(summary, narrow)
             self.add_row(*(cells[c.key] for c in columns), key=summary.session_id)
         ids = [s.session_id for s in self._summaries]
         if selected in ids:
