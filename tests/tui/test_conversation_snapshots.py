@@ -40,6 +40,7 @@ from tui_agent.events import (
 )
 from tui_agent.tui.app import TuiAgentApp
 from tui_agent.tui.screens.session import SessionScreen
+from tui_agent.tui.widgets.stream_pane import StreamPane
 
 pytestmark = pytest.mark.usefixtures("utc")
 SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 36)], ids=["80x24", "120x36"])
@@ -152,7 +153,10 @@ def shown_when(clock: PinnedClock, ready: Any) -> Any:
         await wait_until(pilot, lambda: ready(screen))
         await wait_until(pilot, lambda: screen.shown_seq == screen.state.last_seq)
         screen.refresh_status()
-        await pilot.pause()
+        pane = screen.query_one(StreamPane)
+        for _ in range(2):  # laid out, then settled at the end (it follows the newest card)
+            await pilot.pause()
+            await wait_until(pilot, lambda: pane.scroll_y == pane.max_scroll_y)
 
     return run_before
 
