@@ -1,21 +1,25 @@
-"""The replay screen: the session screen fed from recorded events by a `Replay` controller."""
+"""The replay screen: the session screen fed from recorded events by a `Replay` controller,
+with its position bar under the stream."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from rich.console import RenderableType
+from rich.progress_bar import ProgressBar
+from rich.table import Table
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
 from textual.timer import Timer
+from textual.widgets import Static
 
 from tui_agent.events import SessionStarted, current_kind
 from tui_agent.store import Store
 from tui_agent.tui.messages import ReplayMoved
-from tui_agent.tui.replay import Replay, ReplayMove
+from tui_agent.tui.replay import Replay, ReplayMove, format_speed
 from tui_agent.tui.screens.session import SessionScreen, title_line
 from tui_agent.tui.widgets.mounting import on_screen
-from tui_agent.tui.widgets.replay_bar import ReplayBar
 
 FRAME = 1 / 30
 """Events due within one frame of each other are applied together while playing."""
@@ -194,3 +198,28 @@ class ReplayScreen(SessionScreen):
         replay = self.replay
         self.query_one(ReplayBar).show(replay.position, replay.total, replay.speed, self.playing)
         self.post_message(ReplayMoved(replay.position, replay.total, replay.speed, self.playing))
+
+
+def replay_renderable(position: int, total: int, speed: float, playing: bool) -> RenderableType:
+    """One line: state, position indicator, then a bar filling the rest of the width."""
+    state = "▶ playing" if playing else "‖ paused"
+    if not playing and position >= total:
+        state = "■ at end"
+    indicator = f"event {position}/{total} · {format_speed(speed)}"
+    row = Table.grid(padding=(0, 2), expand=True)
+    row.add_column(no_wrap=True, min_width=9)
+    row.add_column(no_wrap=True)
+    row.add_column(ratio=1)
+    row.add_row(
+        state,
+        indicator,
+        ProgressBar(total=max(total, 1), completed=position, complete_style="green"),
+    )
+    return row
+
+
+class ReplayBar(Static):
+    """Shows where a replay stands."""
+
+    def show(self, position: int, total: int, speed: float, playing: bool) -> None:
+        self.update(replay_renderable(position, total, speed, playing))
