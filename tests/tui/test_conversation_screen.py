@@ -237,7 +237,7 @@ async def test_continue_from_home_restores_the_state_then_takes_a_message(
         (Path(settings.workspace or "") / "release").write_text("")
         await wait_until(pilot, lambda: bool(cards_text(screen, "restored")), timeout=60)
         assert cards_text(screen, "restored")[0].startswith("✓ state restored: 2 of 2 runs")
-        assert "restoring" not in status_text(screen)
+        await wait_until(pilot, lambda: "restoring" not in status_text(screen))  # next frame
         await say(pilot, "What is x + 1?")
         await wait_until(pilot, lambda: screen.state.status == "waiting", timeout=60)
         await pilot.press("ctrl+q")

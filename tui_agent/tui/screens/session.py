@@ -257,7 +257,7 @@ class SessionScreen(RefineFlow):
         conversation = self.conversation
         if conversation is not None:
             conversation.listeners.append(self._conversation_changed)
-            self._show_conversation()
+            self.call_after_refresh(self._show_conversation)  # once on screen (on_screen)
             self.query_one(MessageInput).focus()
         else:
             self.query_one(StreamPane).focus()

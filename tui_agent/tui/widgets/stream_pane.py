@@ -241,6 +241,10 @@ class StreamPane(VerticalScroll):
         )
         self.call_after_refresh(self._fit_anchor)
 
+    def on_resize(self) -> None:
+        """A pane made shorter (the message line grew) may overflow now: follow the newest."""
+        self.call_after_refresh(self._fit_anchor)
+
     def _fit_anchor(self) -> None:
         """Follow the newest card once the cards overflow the pane; short content stays on top.
 
