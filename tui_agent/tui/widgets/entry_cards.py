@@ -225,7 +225,7 @@ def fitted_content(event: HistoryFitted) -> Content:
         f"{count} {label}"
         for count, label in (
             (event.shortened, "outputs shortened"),
-            (event.summarised, "turns summarised"),
+            (event.summarised, "messages summarised"),
             (event.dropped, "left out"),
         )
         if count
