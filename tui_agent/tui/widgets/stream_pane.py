@@ -252,7 +252,9 @@ class StreamPane(VerticalScroll):
         """
         if self._cursor is not None:
             return
-        overflowing = self.virtual_size.height > self.scrollable_content_region.height
+        # max_scroll_y comes from the sizes set with the last layout, as the anchor's scrolling
+        # does; the on-screen region may still be the previous frame's.
+        overflowing = self.max_scroll_y > 0
         if overflowing and not self.is_anchored:
             self.anchor()
         elif not overflowing and self.is_anchored:
