@@ -218,17 +218,24 @@ async def test_the_same_error_three_times_stops_the_run(server: ScriptedModel, s
     assert len(session.of(ExecutionFinished)) == 3 and server.remaining == 1
 
 
-async def test_the_same_failing_code_twice_stops_the_run(server: ScriptedModel, settings: Settings):
+async def test_failing_code_sent_again_is_named_then_stops_the_run(
+    server: ScriptedModel, settings: Settings
+):
     failing = "import json\njson.loads('{broken')"
     server.push(
         reply("Parse it.", "execute_code", code=failing),
         reply("Parse it again.", "debug_error", code=failing + "\n"),
+        reply("Something else.", "debug_error", code="print(1 / 0)"),
+        reply("Parse it once more.", "debug_error", code=failing),
         answer(),
     )
     session = await run(settings)
     reason = session.state.stopped_reason
-    assert reason is not None and reason.startswith("loop: the same code failed twice (")
-    assert "JSONDecodeError" in reason and len(session.of(ExecutionFinished)) == 2
+    assert reason is not None and reason.startswith("loop: the same code failed 3 times (")
+    assert "JSONDecodeError" in reason and len(session.of(ExecutionFinished)) == 4
+    results = [r.messages[-1]["content"] for r in server.requests[1:4]]
+    told = ["this is the same code that already failed" in result for result in results]
+    assert told == [False, True, False]
 
 
 async def test_output_streams_while_the_code_runs(server: ScriptedModel, settings: Settings):

@@ -44,11 +44,15 @@ def test_the_same_error_in_a_row_is_a_loop_and_progress_resets_it():
     )
 
 
-def test_failing_code_run_again_is_a_loop_even_with_cosmetic_changes():
+def test_failing_code_run_a_third_time_is_a_loop_even_with_cosmetic_changes():
     guard = LoopGuard()
+    assert not guard.failed_before("x = 1\nprint(y)")
     assert guard.check("x = 1\nprint(y)", failed("NameError", "y")) is None
-    assert guard.check("x = 1\n\nprint(y)   \n", failed("NameError", "y")) == (
-        "loop: the same code failed twice (NameError: y)"
+    assert guard.failed_before("x = 1\n\nprint(y)   \n")  # the model is told at this repeat
+    assert guard.check("x = 1\n\nprint(y)   \n", failed("NameError", "y")) is None
+    assert guard.check("z = 2", failed("ValueError", "z")) is None  # not in a row
+    assert guard.check("x = 1\nprint(y)", failed("NameError", "y")) == (
+        "loop: the same code failed 3 times (NameError: y)"
     )
     with pytest.raises(ValueError):
         LoopGuard(repeats=1)
@@ -82,7 +86,7 @@ def test_a_result_message_holds_output_error_trimmed_traceback_and_value():
 
 
 def test_a_result_message_for_silence_timeouts_and_floods():
-    assert describe_result(ExecuteResult(success=True)) == "the code ran and printed nothing."
+    assert describe_result(ExecuteResult(success=True)) == "the code ran without error and printed nothing."
     timeout = ExecuteResult(
         success=False,
         timed_out=True,

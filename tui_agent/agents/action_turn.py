@@ -31,6 +31,7 @@ async def stream_turn(
     code_actions: Mapping[str, str] | None = None,
     prose_answers: bool = False,
     needs_code: bool = False,
+    last_code: str | None = None,
 ) -> AsyncGenerator[Event | InvalidReply | ActionOutcome, None]:
     """One reply as ThoughtDelta / Thought on `step`, CodeProposed as soon as the code's
     string closes (again if the validated action differs), the LLMCall records and the
@@ -39,7 +40,8 @@ async def stream_turn(
     With `code_actions` (the action names, as the model may write them, that run code, and
     what they are read as) code is proposed only under such an action, with its name; without,
     every code is proposed as EXECUTE. With `prose_answers` a reply that holds neither an
-    action nor code is the final answer; with `needs_code` a reply with no code is re-asked.
+    action nor code is the final answer; with `needs_code` a reply with no code is re-asked;
+    a re-ask shows `last_code` (the last code that ran without error).
     How an accepted reply was repaired is logged.
     Closing the iteration closes the model's stream.
     """
@@ -49,7 +51,12 @@ async def stream_turn(
     thought: str | None = None
     streamed = reasked = False
     turn = stream_action(
-        llm, messages, step=step, prose_answers=prose_answers, needs_code=needs_code
+        llm,
+        messages,
+        step=step,
+        prose_answers=prose_answers,
+        needs_code=needs_code,
+        last_code=last_code,
     )
     async with contextlib.aclosing(turn):
         async for item in turn:

@@ -9,7 +9,8 @@ ExecutionFinished; FinalAnswer at the end. Results go back as user messages (see
 
 The run stops, with its `stopped_reason`, at `max_steps`, before a call that would pass the
 budget ("budget"), when it goes round in circles ("loop: ..."), when the model gives no usable
-action after its re-asks ("invalid_reply"), or when the provider or the sandbox fails (the
+action after its re-asks ("invalid_reply"; when the last code ran without error, the model
+is first offered that code as its answer, once), or when the provider or the sandbox fails (the
 error's name). The loop itself, limits, budget and sandbox lifetime, is the shared step loop
 (step_loop/); what is CodeAct's is what a step does.
 """
@@ -24,6 +25,7 @@ from tui_agent.agents.approval import Approver
 from tui_agent.agents.codeact_history import codeact_history
 from tui_agent.agents.codeact_prompts import (
     assistant_message,
+    offer_messages,
     result_message,
     skipped_message,
     system_message,
@@ -102,6 +104,10 @@ class _CodeActLoop(StepLoop):
         self.approver = approver
         self.network = network
         self.messages = [system_message(network), task_message(task)]
+        self.working_code: str | None = None
+        """The last code that ran, if it ran without error; shown to the model on a re-ask."""
+        self.offered = False
+        """Whether the model was already offered `working_code` as its answer."""
 
     def rebuild(self, events: Sequence[Event]) -> list[Message]:
         return codeact_history(events, self.network)
@@ -125,6 +131,15 @@ class _CodeActLoop(StepLoop):
             return
         assert outcome is not None
         if outcome.action is None:
+            if self.working_code is not None and not self.offered:
+                yield Log(
+                    level="warning",
+                    message=f"step {step}: no usable reply; the model is offered its last "
+                    "working code as the answer",
+                )
+                self.offered = True
+                self.messages += offer_messages(outcome, self.working_code)
+                return
             yield Error(message=f"step {step}: {outcome.error}", kind="invalid_reply")
             self.halt("failed", "invalid_reply")
             return
@@ -141,7 +156,12 @@ class _CodeActLoop(StepLoop):
         """One model turn (see `stream_turn`), its calls kept against the budget; a re-ask
         the budget cannot pay for stops the run."""
         turn = stream_turn(
-            self.llm, self.messages, step, code_actions=CODE_ACTIONS, prose_answers=True
+            self.llm,
+            self.messages,
+            step,
+            code_actions=CODE_ACTIONS,
+            prose_answers=True,
+            last_code=self.working_code,
         )
         async with contextlib.aclosing(turn):
             async for item in turn:
@@ -180,7 +200,10 @@ class _CodeActLoop(StepLoop):
         assert result is not None
         if result.success:
             self.remember_run(RestoreRun(step, code, flag_of(code, self.network)))
-        self.messages.append(result_message(result, edited))
+        self.working_code = code if result.success else None
+        self.offered = self.offered and result.success
+        repeated = not result.success and self.guard.failed_before(code)
+        self.messages.append(result_message(result, edited, repeated=repeated))
         self.check_progress(code, result)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tui_agent.llm import ACTION_FORMAT, Message
+from tui_agent.llm import ACTION_FORMAT, ActionOutcome, Message, echoed
 from tui_agent.sandbox.wire import ExecuteResult
 
 RESULT_PREFIX = "EXECUTION_RESULT: "
@@ -48,10 +48,25 @@ def assistant_message(action_json: str) -> Message:
     return {"role": "assistant", "content": action_json}
 
 
-def result_message(result: ExecuteResult, edited_code: str | None = None) -> Message:
+NOTHING_PRINTED = "the code ran without error and printed nothing."
+ANSWER_OR_PRINT = (
+    " If it does what the task asks, give your answer (provide_answer); print a value to see it."
+)
+
+
+def result_message(
+    result: ExecuteResult, edited_code: str | None = None, *, repeated: bool = False
+) -> Message:
     """`EXECUTION_RESULT: ...` for a finished run; `edited_code` is the code the user ran
-    instead of the proposed one."""
+    instead of the proposed one; `repeated` says the same code had already failed."""
     body = describe_result(result)
+    if body == NOTHING_PRINTED:
+        body += ANSWER_OR_PRINT
+    if repeated:
+        body += (
+            "\n\nNote: this is the same code that already failed, and it failed again. Do not "
+            "send it again: change the code to fix the error above."
+        )
     if edited_code is not None:
         body += (
             "\n\nNote: the user edited your code before it ran. The code that ran:\n"
@@ -87,7 +102,7 @@ def describe_result(result: ExecuteResult) -> str:
     if result.non_serializable:
         parts.append("Not JSON-serializable, left out: " + ", ".join(result.non_serializable))
     if not parts:
-        return "the code ran and printed nothing."
+        return NOTHING_PRINTED
     return "\n".join(parts)
 
 
@@ -122,3 +137,21 @@ def _cut(text: str, limit: int) -> str:
 
 def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def offer_messages(outcome: ActionOutcome, working_code: str) -> list[Message]:
+    """After a turn with no usable reply: its last reply, then the offer to answer with the
+    last code that ran without error (or to send new code), in the two exact forms."""
+    reply = outcome.attempts[-1].reply if outcome.attempts else ""
+    return [
+        {"role": "assistant", "content": echoed(reply) or "(empty reply)"},
+        {
+            "role": "user",
+            "content": f"Your replies could not be used ({outcome.error}). This code of yours "
+            f"ran without error:\n```python\n{working_code.rstrip()}\n```\n"
+            "If it does what the task asks, reply exactly "
+            '{"thought": "...", "action": "provide_answer", "final_answer": "your answer"}. '
+            'Otherwise reply {"thought": "...", "action": "execute_code", "code": "the '
+            'complete Python code"}. One JSON object, no other text.',
+        },
+    ]

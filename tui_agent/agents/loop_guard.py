@@ -1,10 +1,13 @@
 """Loop detection: stop an agent that keeps running the same failing code or hitting one error.
 
-Two rules, checked after every run: code that already failed once fails again (the model is
-not changing its approach), or the same error (type and message) ends `repeats` runs in a row.
+Two rules, checked after every run: the same code fails `repeats` times (the model is not
+changing its approach; `failed_before` lets the agent tell it so at the first repeat), or the
+same error (type and message) ends `repeats` runs in a row.
 """
 
 from __future__ import annotations
+
+from collections import Counter
 
 from tui_agent.sandbox.wire import ExecuteResult
 
@@ -34,8 +37,12 @@ class LoopGuard:
         if repeats < 2:
             raise ValueError("repeats must be at least 2")
         self.repeats = repeats
-        self._failed_code: set[str] = set()
+        self._failed_code: Counter[str] = Counter()
         self._streak: list[str] = []
+
+    def failed_before(self, code: str) -> bool:
+        """`code` (give or take blank lines and trailing spaces) already failed in this run."""
+        return normalized(code) in self._failed_code
 
     def check(self, code: str, result: ExecuteResult) -> str | None:
         """None while the agent makes progress, else why it is going round in circles."""
@@ -44,9 +51,9 @@ class LoopGuard:
             return None
         signature = error_signature(result)
         key = normalized(code)
-        if key in self._failed_code:
-            return f"loop: the same code failed twice ({signature})"
-        self._failed_code.add(key)
+        self._failed_code[key] += 1
+        if self._failed_code[key] >= self.repeats:
+            return f"loop: the same code failed {self.repeats} times ({signature})"
         if self._streak and self._streak[-1] != signature:
             self._streak.clear()
         self._streak.append(signature)

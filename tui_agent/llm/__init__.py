@@ -30,6 +30,7 @@ from tui_agent.llm.turn import (
     ActionStreamItem,
     Attempt,
     InvalidReply,
+    echoed,
     next_action,
     stream_action,
 )
@@ -63,6 +64,7 @@ __all__ = [
     "call_cost",
     "context_limit",
     "count_tokens",
+    "echoed",
     "next_action",
     "parse_action",
     "price_known",

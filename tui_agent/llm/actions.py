@@ -45,6 +45,8 @@ Answer every turn with exactly one JSON object and nothing else:
 _LITERAL_EVAL_LIMIT = 200_000
 _MAX_RESCANS = 8
 _CODE_FENCE = re.compile(r"^\s*```[\w+-]*[ \t]*\n(.*?)\n?```\s*$", re.DOTALL)
+_OPEN_FENCE = re.compile(r"\A\s*```[\w+-]*[ \t]*\n")
+_CLOSE_FENCE = re.compile(r"\n[ \t]*```[ \t]*\s*\Z")
 _TRAILING_COMMA = re.compile(r",(\s*[}\]])")
 _OPENER = re.compile(r"[{\[]")
 _STRUCTURAL = re.compile(r"[\"'{}\[\]]")
@@ -87,14 +89,23 @@ class ActionParseError(ValueError):
     """A reply that holds no usable action; the message is one line for the model to read."""
 
 
-def repair_message(error: str) -> str:
-    """The user message that re-asks the model after an unusable reply."""
-    return (
+def repair_message(error: str, last_code: str | None = None) -> str:
+    """The user message that re-asks the model after an unusable reply: what was wrong, the
+    two exact forms to send, and (`last_code`) the last code that ran without error."""
+    message = (
         f"Your last reply could not be used: {error}. Reply again with exactly one JSON "
-        'object and no other text: {"thought": "...", "action": "execute_code" | '
-        '"debug_error" | "provide_answer", "code": "..." (required for execute_code and '
-        'debug_error), "final_answer": "..." (required for provide_answer)}.'
+        "object and no other text, one of:\n"
+        '{"thought": "...", "action": "execute_code", "code": "the complete Python code"}\n'
+        '{"thought": "...", "action": "provide_answer", "final_answer": "your answer"}\n'
+        '("debug_error" is execute_code after an error: it needs "code" too.)'
     )
+    if last_code:
+        message += (
+            "\nThe last code you ran worked without error (what it defined still exists):\n"
+            f"```python\n{last_code.rstrip()}\n```\n"
+            "If it already does what the task asks, answer with provide_answer."
+        )
+    return message
 
 
 def parse_action(
@@ -106,9 +117,14 @@ def parse_action(
     action (the prose around them its thought); without code either, `prose_answers` makes
     the whole reply a `provide_answer`.
     """
-    if not text.strip():
-        raise ActionParseError("the reply was empty")
     repairs: list[str] = []
+    text, reasoning = _without_reasoning(text, repairs)
+    if not text.strip():
+        raise ActionParseError(
+            "the reply held only reasoning (<think>), no action"
+            if reasoning
+            else "the reply was empty"
+        )
     blocks = fenced_blocks(text)
     if not blocks and _is_bare_code(text):  # `x = {"action": ...}` is code, not the action
         action = Action(action="execute_code", code=text.strip("\n"))
@@ -121,7 +137,14 @@ def parse_action(
     try:
         data = _select_object(outside_code, finish_reason, repairs)
     except ActionParseError as no_action:
-        return _without_json(text, blocks, no_action, prose_answers)
+        labelled = _labelled_fields(outside_code, blocks)
+        if labelled is None:
+            return _without_json(text, blocks, no_action, prose_answers, repairs)
+        data = labelled
+        repairs.append("read the action from labelled lines (no JSON)")
+    if reasoning and not str(data.get("thought") or "").strip():
+        data = {**data, "thought": reasoning}
+        repairs.append("took the <think> block as the thought")
     normalized = _normalize(data, repairs)
     try:
         action = Action.model_validate(normalized)
@@ -215,7 +238,8 @@ def _is_json_like(body: str) -> bool:
 
 def is_python(body: str) -> bool:
     """Valid Python that does something: a statement, or a call (prose such as "It is 42."
-    can parse as an expression, so a lone expression other than a call does not count).
+    can parse as an expression, so a lone expression other than a call does not count, nor
+    does an annotation without a value, which is how "Action: x" parses).
     Parsing a model's text never prints a warning (an invalid escape such as "\\ ")."""
     try:
         with warnings.catch_warnings():
@@ -223,25 +247,90 @@ def is_python(body: str) -> bool:
             tree = ast.parse(body)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return False
-    return any(
-        not isinstance(node, ast.Expr) or isinstance(node.value, ast.Call | ast.Await)
-        for node in tree.body
-    )
+    return any(_does_something(node) for node in tree.body)
+
+
+def _does_something(node: ast.stmt) -> bool:
+    """Not a lone non-call expression, nor a bare annotation ("Action: debug_error")."""
+    if isinstance(node, ast.Expr):
+        return isinstance(node.value, ast.Call | ast.Await)
+    return not (isinstance(node, ast.AnnAssign) and node.value is None)
 
 
 def _without_json(
-    text: str, blocks: list[FencedBlock], no_action: ActionParseError, prose_answers: bool
+    text: str,
+    blocks: list[FencedBlock],
+    no_action: ActionParseError,
+    prose_answers: bool,
+    repairs: list[str],
 ) -> ParsedAction:
     """A reply with no JSON action: its code blocks, or (CodeAct) its prose."""
     code, prose = code_from_reply(text)
     if code is not None:
         action = Action(thought=prose, action="execute_code", code=code)
-        return ParsedAction(action, ("took the Python code block as the code (no JSON action)",))
+        repairs.append("took the Python code block as the code (no JSON action)")
+        return ParsedAction(action, tuple(repairs))
     cut = "cut off" in str(no_action) or "limit" in str(no_action)
     if prose_answers and not cut and not _not_prose(text, blocks):
         action = Action(action="provide_answer", final_answer=text.strip())
-        return ParsedAction(action, ("took the reply as the final answer (no action, no code)",))
+        repairs.append("took the reply as the final answer (no action, no code)")
+        return ParsedAction(action, tuple(repairs))
     raise no_action
+
+
+# -- reasoning blocks and labelled lines ---------------------------------------------------
+_REASONING = re.compile(r"<(think|thinking|reasoning)>(.*?)(?:</\1>|\Z)", re.DOTALL | re.I)
+_REASONING_END = re.compile(r"^(.*?)</(?:think|thinking|reasoning)>", re.DOTALL | re.I)
+
+
+def _without_reasoning(text: str, repairs: list[str]) -> tuple[str, str]:
+    """(the reply without its <think> blocks, their text). Reasoning models send one before
+    the answer; some servers drop its opening tag, leaving only `</think>`."""
+    found: list[str] = []
+
+    def keep(match: re.Match[str]) -> str:
+        found.append(match.group(2).strip())
+        return ""
+
+    cleaned = _REASONING.sub(keep, text)
+    if not found and (orphan := _REASONING_END.match(cleaned)) is not None:
+        found.append(orphan.group(1).strip())
+        cleaned = cleaned[orphan.end() :]
+    if found:
+        repairs.append("removed a <think> block")
+    return cleaned, "\n\n".join(part for part in found if part)
+
+
+_LABEL = re.compile(
+    r"^[ \t>*_#-]*(thought|action|final[ _]answer|answer)[*_]*[ \t]*:[*_]*[ \t]*(.*)$",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def _labelled_fields(text: str, blocks: list[FencedBlock]) -> dict[str, Any] | None:
+    """An action written as labelled lines ("Action: execute_code", "Thought: ...",
+    "Final answer: ..."), its code in a fenced block; None unless an `Action:` line names
+    one of the actions."""
+    labels = list(_LABEL.finditer(text))
+    values: dict[str, str] = {}
+    for index, match in enumerate(labels):
+        name = _canonical(match.group(1))
+        name = "final_answer" if name == "answer" else name
+        end = labels[index + 1].start() if index + 1 < len(labels) else len(text)
+        body = (match.group(2) + text[match.end() : end]).strip()
+        values.setdefault(name, body)
+    action = _canonical(values.get("action", "").strip("`\"' .").split(" ")[0])
+    if ALIASES.get(action, action) not in ACTION_NAMES:
+        return None
+    data: dict[str, Any] = {"action": action}
+    if "thought" in values:
+        data["thought"] = values["thought"]
+    if "final_answer" in values:
+        data["final_answer"] = values["final_answer"]
+    code = [block.body for block in blocks if block.is_code and block.body.strip()]
+    if code:
+        data["code"] = "\n\n".join(code)
+    return data
 
 
 # -- finding the JSON ----------------------------------------------------------------------
@@ -317,6 +406,15 @@ def _load(fragment: str, repairs: list[str]) -> Any:
         else:
             repairs.append("removed trailing commas")
             return value
+    uncommented = _without_comments(without_commas)
+    if uncommented != without_commas:
+        try:
+            value = json.loads(_TRAILING_COMMA.sub(r"\1", uncommented), strict=False)
+        except (ValueError, RecursionError):
+            pass
+        else:
+            repairs.append("removed comments from the JSON")
+            return value
     if len(fragment) <= _LITERAL_EVAL_LIMIT:
         try:
             value = ast.literal_eval(fragment)
@@ -326,6 +424,18 @@ def _load(fragment: str, repairs: list[str]) -> Any:
             repairs.append("read Python-style quoting")
             return value
     raise ValueError("not JSON")
+
+
+_COMMENT_OR_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|//[^\n]*|/\*.*?\*/|#[^\n]*', re.DOTALL)
+
+
+def _without_comments(fragment: str) -> str:
+    """JSON with its //, /* */ and # comments removed (strings left alone)."""
+
+    def keep_strings(match: re.Match[str]) -> str:
+        return match.group() if match.group().startswith('"') else ""
+
+    return _COMMENT_OR_STRING.sub(keep_strings, fragment)
 
 
 def _select_object(text: str, finish_reason: str | None, repairs: list[str]) -> dict[str, Any]:
@@ -429,11 +539,25 @@ def _normalize_code(result: dict[str, Any], repairs: list[str]) -> None:
     if isinstance(code, list) and all(isinstance(line, str) for line in code):
         result["code"] = code = "\n".join(code)
         repairs.append("joined code given as a list of lines")
-    if isinstance(code, str):
-        fenced = _CODE_FENCE.match(code)
-        if fenced:
-            result["code"] = fenced.group(1)
-            repairs.append("removed a ``` fence around the code")
+    if not isinstance(code, str):
+        return
+    fenced = _CODE_FENCE.match(code)
+    if fenced:
+        result["code"] = code = fenced.group(1)
+        repairs.append("removed a ``` fence around the code")
+    opening = _OPEN_FENCE.match(code)
+    if opening is not None:  # a fence opened and never closed, or closed and never opened
+        code = code[opening.end() :]
+        repairs.append("removed an unclosed ``` fence from the code")
+    closing = _CLOSE_FENCE.search(code)
+    if closing is not None:
+        code = code[: closing.start()]
+        repairs.append("removed a stray closing ``` from the code")
+    first, newline, rest = code.lstrip("\n").partition("\n")
+    if newline and first.strip().lower() in _PYTHON_LABELS and rest.strip():
+        code = rest
+        repairs.append(f"removed a stray {first.strip()!r} line (a fence label) from the code")
+    result["code"] = code
 
 
 def _describe_validation(exc: ValidationError) -> str:

@@ -66,12 +66,18 @@ class ActionOutcome:
 ActionStreamItem = FieldDelta | FieldComplete | LLMCall | InvalidReply | ActionOutcome
 
 
-def _reask(messages: Sequence[Message], reply: str, error: str) -> list[Message]:
+def echoed(reply: str) -> str:
+    """An unusable reply as sent back to the model (a huge one cut)."""
+    return reply if len(reply) <= ECHO_LIMIT else reply[:ECHO_LIMIT] + " …[cut]"
+
+
+def _reask(
+    messages: Sequence[Message], reply: str, error: str, last_code: str | None
+) -> list[Message]:
     conversation = list(messages)
     if reply.strip():
-        echoed = reply if len(reply) <= ECHO_LIMIT else reply[:ECHO_LIMIT] + " …[cut]"
-        conversation.append({"role": "assistant", "content": echoed})
-    conversation.append({"role": "user", "content": repair_message(error)})
+        conversation.append({"role": "assistant", "content": echoed(reply)})
+    conversation.append({"role": "user", "content": repair_message(error, last_code)})
     return conversation
 
 
@@ -99,10 +105,12 @@ async def stream_action(
     max_repairs: int = MAX_REPAIRS,
     prose_answers: bool = False,
     needs_code: bool = False,
+    last_code: str | None = None,
 ) -> AsyncGenerator[ActionStreamItem, None]:
     """Run one turn; see the module docstring for what is yielded. With `prose_answers`, a
     reply holding neither an action nor code is the final answer (see `parse_action`); with
-    `needs_code` (refinement), a reply with no code is unusable, so re-asked."""
+    `needs_code` (refinement), a reply with no code is unusable, so re-asked. A re-ask shows
+    `last_code`, the last code that ran without error, when there is one."""
     conversation = list(messages)
     calls: list[LLMCall] = []
     attempts: list[Attempt] = []
@@ -124,7 +132,7 @@ async def stream_action(
             return
         assert error is not None
         yield InvalidReply(attempt, error, retrying=attempt < max_repairs)
-        conversation = _reask(messages, reply.text, error)
+        conversation = _reask(messages, reply.text, error, last_code)
     replies = len(attempts)
     yield ActionOutcome(
         None,
