@@ -86,7 +86,10 @@ def test_a_result_message_holds_output_error_trimmed_traceback_and_value():
 
 
 def test_a_result_message_for_silence_timeouts_and_floods():
-    assert describe_result(ExecuteResult(success=True)) == "the code ran without error and printed nothing."
+    assert (
+        describe_result(ExecuteResult(success=True))
+        == "the code ran without error and printed nothing."
+    )
     timeout = ExecuteResult(
         success=False,
         timed_out=True,
