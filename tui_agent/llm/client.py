@@ -3,7 +3,11 @@
 `LLM(model)` checks offline that litellm knows the model's provider and that its API key is
 set, so a missing key stops at once. `llm.stream(messages)` yields the reply's text as it
 arrives; afterwards `.reply` holds the whole reply and its `LLMCall` record (model, tokens,
-cost, latency). Keys are never put in records or messages.
+cost, latency, the sampling it was sent with). Keys are never put in records or messages.
+
+Sampling settings left unset are never sent (the server's defaults hold). An Ollama model is
+always sent its context window (`num_ctx`): Ollama's own default (2048 tokens) silently cuts
+longer conversations.
 """
 
 from __future__ import annotations
@@ -16,7 +20,8 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tui_agent.events import LLMCall
+from tui_agent.events import LLMCall, Sampling
+from tui_agent.llm.context import context_limit
 from tui_agent.llm.cost import call_cost, estimate_tokens, price, usage_tokens
 from tui_agent.llm.errors import (
     ApiKeyRejected,
@@ -44,6 +49,10 @@ PLACEHOLDER_KEY = "no-key"
 """Sent to a custom `api_base` when no key is configured (local servers ignore it)."""
 
 _LITELLM_PREFIX = re.compile(r"^litellm\.\w+:\s*(\w+:\s*)?")
+OLLAMA_PROVIDERS = ("ollama", "ollama_chat")
+OLLAMA_CONTEXT = 8192
+"""The context window asked of Ollama for a model neither the user (`context_tokens`) nor
+litellm gives one for."""
 
 
 @dataclass(frozen=True)
@@ -90,17 +99,18 @@ class LLM:
         json_mode: bool | None = None,
         retry: RetryPolicy | None = None,
         timeout: float = 120.0,
-        temperature: float | None = None,
-        max_tokens: int | None = None,
+        sampling: Sampling | None = None,
+        context_tokens: int | None = None,
     ) -> None:
-        """`json_mode` None asks litellm whether the provider takes `response_format`."""
+        """`json_mode` None asks litellm whether the provider takes `response_format`;
+        `context_tokens` is the context window the user gave (None: litellm's)."""
         self.model = model
         self.api_base = api_base
         self.retry = retry or RetryPolicy()
         self.timeout = timeout
-        self.temperature = temperature
-        self.max_tokens = max_tokens
+        self.sampling = sampling if sampling else None
         bare_model, self.provider = resolve_provider(model, api_base)
+        self.context_window = self._context_window(context_tokens)
         missing = missing_key_variables(model, api_base)
         self.key_variable = missing[0] if missing else present_key_variable(self.provider)
         self._placeholder_key = False
@@ -116,6 +126,12 @@ class LLM:
         if json_mode is None:
             json_mode = supports_json_mode(bare_model, self.provider)
         self.json_mode = json_mode
+
+    def _context_window(self, context_tokens: int | None) -> int | None:
+        """The window sent as Ollama's `num_ctx` (None: not an Ollama model)."""
+        if self.provider not in OLLAMA_PROVIDERS:
+            return None
+        return context_limit(self.model, context_tokens) or OLLAMA_CONTEXT
 
     def __repr__(self) -> str:
         base = redact(self.api_base) if self.api_base else None
@@ -166,8 +182,8 @@ class LLM:
         optional = {
             "api_base": self.api_base,
             "api_key": self._api_key,
-            "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
+            "num_ctx": self.context_window,
+            **(self.sampling.given() if self.sampling else {}),
         }
         request.update({k: v for k, v in optional.items() if v is not None})
         if want_json and self.json_mode:
@@ -332,6 +348,7 @@ def _reply_from(
         purpose=purpose,
         step=step,
         estimated=estimated,
+        sampling=llm.sampling,
     )
     finish_reason = choice.finish_reason if choice else None
     return Reply(text=text, tool_calls=calls, finish_reason=finish_reason, call=call)
