@@ -1,6 +1,7 @@
 """Sampling settings as a user gives them: flags on `tui-agent code`, the config file for
-`tui-agent task`; each model request carries them and each recorded call says them. A real
-process, the scripted model through litellm, a real sandbox, real SQLite."""
+`tui-agent task`; each model request carries them and each recorded call says them; an
+Ollama model also gets its context window. A real process, the scripted model (OpenAI's API
+or Ollama's) through litellm, a real sandbox, real SQLite."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 
 from support.requirements import sandbox_backend
 from support.scripted_model import ScriptedModel, action_reply, text
+from support.scripted_ollama import ScriptedOllama
 
 MODEL = "openai/gpt-4o-mini"
 KEYS = ("temperature", "max_tokens", "top_p")
@@ -110,3 +112,24 @@ def test_a_bad_temperature_is_one_line_naming_its_flag(tmp_path):
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in result.stderr
     assert "--temperature" in lines[0] and "0 or more" in lines[0]
+
+
+def test_an_ollama_code_session_sends_its_context_window_and_sampling(tmp_path):
+    replies = [
+        action_reply("compute", "execute_code", code="print(6 * 7)"),
+        action_reply("done", "provide_answer", final_answer="42"),
+    ]
+    with ScriptedOllama(replies) as server:
+        result = tui_agent(
+            tmp_path,
+            "code", "What is 6 times 7?",
+            "--model", server.model("qwen2.5-coder"), "--api-base", server.api_base,
+            "--sandbox", sandbox_backend(),
+            "--context-tokens", "6000", "--temperature", "0.1",
+            "--json",
+        )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    options = [request.body["options"] for request in server.requests]
+    assert [(o["num_ctx"], o["temperature"]) for o in options] == [(6000, 0.1), (6000, 0.1)]
+    ended = json.loads(result.stdout.splitlines()[-1])
+    assert ended["type"] == "session_ended" and ended["status"] == "completed"

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from tui_agent.events import LLMCall, Sampling
-from tui_agent.llm.context import context_limit
 from tui_agent.llm.cost import call_cost, estimate_tokens, price, usage_tokens
 from tui_agent.llm.errors import (
     ApiKeyRejected,
@@ -51,8 +50,8 @@ PLACEHOLDER_KEY = "no-key"
 _LITELLM_PREFIX = re.compile(r"^litellm\.\w+:\s*(\w+:\s*)?")
 OLLAMA_PROVIDERS = ("ollama", "ollama_chat")
 OLLAMA_CONTEXT = 8192
-"""The context window asked of Ollama for a model neither the user (`context_tokens`) nor
-litellm gives one for."""
+"""The context window asked of Ollama when the user gave none (`context_tokens`): room for
+the agents' prompts and a fitted history, without the memory a model's largest window takes."""
 
 
 @dataclass(frozen=True)
@@ -103,7 +102,8 @@ class LLM:
         context_tokens: int | None = None,
     ) -> None:
         """`json_mode` None asks litellm whether the provider takes `response_format`;
-        `context_tokens` is the context window the user gave (None: litellm's)."""
+        `context_tokens` is the context window the user gave (None: the provider's; for
+        Ollama, `OLLAMA_CONTEXT`)."""
         self.model = model
         self.api_base = api_base
         self.retry = retry or RetryPolicy()
@@ -131,7 +131,7 @@ class LLM:
         """The window sent as Ollama's `num_ctx` (None: not an Ollama model)."""
         if self.provider not in OLLAMA_PROVIDERS:
             return None
-        return context_limit(self.model, context_tokens) or OLLAMA_CONTEXT
+        return context_tokens or OLLAMA_CONTEXT
 
     def __repr__(self) -> str:
         base = redact(self.api_base) if self.api_base else None
