@@ -22,6 +22,7 @@ from tui_agent.llm.errors import (
     LLMRequestError,
     MissingApiKey,
     ProviderUnavailable,
+    ToolsUnsupported,
     UnknownModel,
 )
 from tui_agent.llm.incremental import FieldComplete, FieldDelta, IncrementalFields
@@ -59,6 +60,7 @@ __all__ = [
     "ReplyStream",
     "RetryPolicy",
     "ToolCallRequest",
+    "ToolsUnsupported",
     "UnknownModel",
     "call_cost",
     "context_limit",

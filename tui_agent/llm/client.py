@@ -29,6 +29,7 @@ from tui_agent.llm.errors import (
     LLMRequestError,
     MissingApiKey,
     ProviderUnavailable,
+    ToolsUnsupported,
     UnknownModel,
     redact,
 )
@@ -48,6 +49,7 @@ PLACEHOLDER_KEY = "no-key"
 """Sent to a custom `api_base` when no key is configured (local servers ignore it)."""
 
 _LITELLM_PREFIX = re.compile(r"^litellm\.\w+:\s*(\w+:\s*)?")
+_TOOLS_REFUSAL = re.compile(r"\btools?\b|tool[ _]choice|function[ _]call", re.IGNORECASE)
 OLLAMA_PROVIDERS = ("ollama", "ollama_chat")
 OLLAMA_CONTEXT = 8192
 """The context window asked of Ollama when the user gave none (`context_tokens`): room for
@@ -202,12 +204,26 @@ class LLM:
             try:
                 return await litellm().acompletion(**request), started
             except Exception as exc:
+                if "tools" in request and self._refuses_tools(exc):
+                    raise ToolsUnsupported(
+                        f"{self._where()} cannot do tool calls for {self.model}: "
+                        f"{self._describe(exc)}"
+                    ) from None
                 if not is_transient(exc):
                     raise self._translate(exc) from None
                 if attempt + 1 >= self.retry.attempts:
                     raise self._gave_up(exc, attempt + 1) from None
             await asyncio.sleep(self.retry.delay(attempt))
         raise AssertionError("unreachable: RetryPolicy.attempts must be >= 1")
+
+    def _refuses_tools(self, exc: BaseException) -> bool:
+        """Whether a failed request was refused for its tools ("does not support tools",
+        "tools param requires --jinja", "tool choice requires --enable-auto-tool-choice"):
+        an answer, not a failure to retry."""
+        status = http_status(exc)
+        if status in (401, 403, 429) or is_connection_failure(exc):
+            return False
+        return bool(_TOOLS_REFUSAL.search(str(exc)))
 
     def _secrets(self) -> list[str]:
         values = [self._api_key or ""]
