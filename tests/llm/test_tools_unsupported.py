@@ -2,7 +2,7 @@
 scripted server, and how calls a model wrote as text are read."""
 
 import pytest
-from support.scripted_model import error, text
+from support.scripted_model import error
 
 from tui_agent.llm import LLMRequestError, ProviderUnavailable, ToolsUnsupported
 from tui_agent.llm.tool_fallback import ToolMode, calls_in_text
