@@ -60,17 +60,22 @@ def test_calls_written_as_text_are_read_in_each_shape():
         '\\"query\\": \\"dumps\\"}"}',
     ]
     for shape in shapes:
-        [call] = calls_in_text(f"Let me check.\n{shape}", [SPEC])
+        turn = calls_in_text(f"Let me check.\n{shape}", [SPEC])
+        [call] = turn.calls
         assert (call.name, call.arguments) == (
             "search_documentation",
             {"library": "json", "query": "dumps"},
         ), shape
+        assert turn.prose == "Let me check.", shape
 
 
 def test_prose_and_other_json_are_no_calls():
-    assert calls_in_text("I would call search_documentation next.", [SPEC]) == []
-    assert calls_in_text('{"name": "other_tool", "arguments": {}}', [SPEC]) == []
-    assert calls_in_text('{"valid": true}', [SPEC]) == []
+    for prose in (
+        "I would call search_documentation next.",
+        '{"name": "other_tool", "arguments": {}}',
+        '{"valid": true}',
+    ):
+        assert calls_in_text(prose, [SPEC]).calls == []
 
 
 def test_a_session_falls_back_once():

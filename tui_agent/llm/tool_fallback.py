@@ -14,9 +14,10 @@ import re
 from collections.abc import Sequence
 
 from tui_agent.events import Log
-from tui_agent.llm.text_calls import Spec, TextCall, parse_text_calls, tool_params
+from tui_agent.llm.text_calls import Spec, TextCall, TextTurn, parse_text_calls, tool_params
 
 _JSON_START = re.compile(r"\{")
+_WRAPPING = re.compile(r"</?tool_call>|^\s*```\w*\s*$", re.MULTILINE)
 
 
 class ToolMode:
@@ -42,11 +43,19 @@ IGNORED = "the server ignored the tools (the model wrote its calls as text)"
 REFUSED = "the server cannot do tool calls"
 
 
-def calls_in_text(text: str, specs: Sequence[Spec]) -> list[TextCall]:
-    """The calls to the tools of `specs` a reply writes in its text: CALL lines, else JSON
-    objects naming a tool (`{"name": ..., "arguments"|"parameters": {...}}`); [] when none."""
-    found = [call for call in parse_text_calls(text, specs).calls if call.error is None]
-    return found or _json_calls(text, set(tool_params(specs)))
+def calls_in_text(text: str, specs: Sequence[Spec]) -> TextTurn:
+    """The calls to the tools of `specs` a reply writes in its text — CALL lines, else JSON
+    objects naming a tool (`{"name": ..., "arguments"|"parameters": {...}}`) — and the prose
+    around them (no calls: none, and all of the text)."""
+    turn = parse_text_calls(text, specs)
+    found = [call for call in turn.calls if call.error is None]
+    if found:
+        return TextTurn(found, turn.prose)
+    found = _json_calls(text, set(tool_params(specs)))
+    prose = text
+    for call in found:
+        prose = prose.replace(call.raw, "")
+    return TextTurn(found, _WRAPPING.sub("", prose).strip())
 
 
 def _json_calls(text: str, names: set[str]) -> list[TextCall]:

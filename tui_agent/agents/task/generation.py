@@ -165,7 +165,7 @@ class Generation:
         server ignored the tools)."""
         if reply.tool_calls or "```" in reply.text:
             return []
-        found = calls_in_text(reply.text, [SEARCH_DOCUMENTATION_TOOL])
+        found = calls_in_text(reply.text, [SEARCH_DOCUMENTATION_TOOL]).calls
         return [
             ModelCall(f"doc_{self.lookups}_{index}", call.name, call.arguments, call.raw)
             for index, call in enumerate(found)
