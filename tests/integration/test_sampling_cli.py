@@ -89,21 +89,6 @@ def test_task_takes_sampling_from_the_config_file_and_sends_nothing_unset(tmp_pa
     assert [call["sampling"] for call in recorded_calls(result.stdout)] == [given, given]
 
 
-def test_no_sampling_given_sends_none_and_records_none(tmp_path):
-    replies = [action_reply("done", "provide_answer", final_answer="42")]
-    with ScriptedModel(replies) as server:
-        result = tui_agent(
-            tmp_path,
-            "code", "What is 6 times 7?",
-            "--model", MODEL, "--api-base", server.api_base,
-            "--sandbox", sandbox_backend(), "--json",
-        )  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    assert sent(server) == [{}]
-    [call] = recorded_calls(result.stdout)
-    assert "sampling" not in call
-
-
 def test_a_bad_temperature_is_one_line_naming_its_flag(tmp_path):
     result = tui_agent(
         tmp_path, "code", "x", "--model", MODEL, "--temperature", "-1", "--sandbox", "docker"
