@@ -79,7 +79,14 @@ class Settings(BaseSettings):
     api_base: str | None = None
     context_tokens: int | None = Field(default=None, ge=1)
     """Input tokens the model takes, for servers litellm does not know (a conversation's
-    history is fitted into them); None: litellm's model info."""
+    history is fitted into them, and an Ollama model is sent it as `num_ctx`); None:
+    litellm's model info."""
+    temperature: float | None = Field(default=None, ge=0)
+    """The model's sampling temperature; None: the server's default (never sent)."""
+    max_tokens: int | None = Field(default=None, ge=1)
+    """Tokens per reply at most; None: the server's default."""
+    top_p: float | None = Field(default=None, gt=0, le=1)
+    """Nucleus sampling's probability mass; None: the server's default."""
     mcp_config: Path | None = None
     """The MCP servers' config file of tool code sessions (TUI_AGENT_MCP_CONFIG)."""
 

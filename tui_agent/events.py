@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from tui_agent.analysis.shapes import AgentType, FieldFeedback, OutputAnalysis
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 """Version of the event schema; bumped on any change old readers could not parse.
 
 2: ExecutionOutput (live output of a running step).
@@ -29,7 +29,8 @@ SCHEMA_VERSION = 11
    ExecutionFinished.files and .workspace (the files a run wrote, for its step card).
 9: SessionStarted.request (what the session was started with: its request, as JSON).
 11: conversations: UserMessage, TurnEnded, ModelChanged, SessionResumed, StateRestoreRun,
-    StateRestored, HistoryFitted; status "waiting"; SessionStarted.parent (a fork's origin)."""
+    StateRestored, HistoryFitted; status "waiting"; SessionStarted.parent (a fork's origin).
+12: LLMCall.sampling (the temperature, max tokens and top_p a call was sent with)."""
 
 SessionKind = Literal["code", "exec", "scrape", "task", "refine", "toolcode", "recording"]
 RecordedKind = SessionKind | Literal["codeact"]
@@ -359,6 +360,29 @@ class TaskResult(BaseEvent):
     input_context: dict[str, Any] = Field(default_factory=dict)
 
 
+def _unset(value: Any) -> bool:
+    return value is None
+
+
+class Sampling(BaseModel):
+    """How a model samples its reply; a setting left None is the server's default (never
+    sent, and left out of the JSON)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    temperature: float | None = Field(default=None, ge=0, exclude_if=_unset)
+    max_tokens: int | None = Field(default=None, ge=1, exclude_if=_unset)
+    """Tokens per reply at most."""
+    top_p: float | None = Field(default=None, gt=0, le=1, exclude_if=_unset)
+
+    def given(self) -> dict[str, float | int]:
+        """The settings that are set, as request parameters."""
+        return self.model_dump(exclude_none=True)
+
+    def __bool__(self) -> bool:
+        return bool(self.given())
+
+
 class LLMCall(BaseEvent):
     type: Literal["llm_call"] = "llm_call"
     model: str
@@ -371,6 +395,8 @@ class LLMCall(BaseEvent):
     step: int = 0
     estimated: bool = False
     """The token counts were counted locally: the provider reported no usage."""
+    sampling: Sampling | None = Field(default=None, exclude_if=_empty)
+    """The sampling settings the call was sent with (None: all left to the server)."""
 
 
 class Log(BaseEvent):

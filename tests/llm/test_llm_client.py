@@ -5,7 +5,7 @@ import json
 import pytest
 from support.scripted_model import ToolCallReply, error, text, tool_calls
 
-from tui_agent.events import LLMCall, parse_event
+from tui_agent.events import LLMCall, Sampling, parse_event
 from tui_agent.llm import (
     LLM,
     ApiKeyRejected,
@@ -89,7 +89,7 @@ async def test_a_provider_that_sends_no_usage_gets_counted_locally(server, make_
 
 async def test_sampling_options_reach_the_provider(server, make_llm):
     server.push("ok")
-    await make_llm(temperature=0.2, max_tokens=64, timeout=30).complete(USER)
+    await make_llm(sampling=Sampling(temperature=0.2, max_tokens=64), timeout=30).complete(USER)
     body = server.requests[0].body
     assert (body["temperature"], body["max_tokens"]) == (0.2, 64)
 

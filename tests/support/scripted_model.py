@@ -3,7 +3,9 @@
 It plays a list of `Reply` objects in order, one per POST to `/v1/chat/completions` (or
 `/chat/completions`): text or tool calls, streamed as SSE chunks or returned whole, with usage;
 or an error status (429, 500, 401, ...). Every request is recorded so tests can assert what the
-client sent. When the script runs out it answers 500 with a message that says so.
+client sent. When the script runs out it answers 500 with a message that says so. A server made
+with `refuse_tools="..."` answers every request carrying `tools` with that 400 error (no reply
+used), as servers without tool calling do (Ollama, llama.cpp without --jinja, vLLM).
 
 Reach it through litellm as model ``server.model("name")`` (``openai/name``) with
 ``api_base=server.api_base`` and any api key::
@@ -177,8 +179,13 @@ class ScriptedModel:
     handler_class: type[BaseHTTPRequestHandler] | None = None
     """Serves each request (default: _Handler); subclasses may swap it, e.g. to hold a reply."""
 
-    def __init__(self, replies: Iterable[Reply | str] = ()) -> None:
+    def __init__(
+        self, replies: Iterable[Reply | str] = (), *, refuse_tools: str | None = None
+    ) -> None:
         self._replies = [text(r) if isinstance(r, str) else r for r in replies]
+        self.refuse_tools = refuse_tools
+        """The message of the 400 answered to a request carrying tools (None: they are
+        taken)."""
         self._lock = threading.Lock()
         self.requests: list[RecordedRequest] = []
         self.exhausted = False
@@ -200,6 +207,8 @@ class ScriptedModel:
     def _take(self, request: RecordedRequest) -> Reply | None:
         with self._lock:
             self.requests.append(request)
+            if self.refuse_tools is not None and request.tools:
+                return error(400, self.refuse_tools)
             if not self._replies:
                 self.exhausted = True
                 return None

@@ -6,6 +6,7 @@ server received (tools offered or not, tool results sent back, re-asks). The dem
 anatomy is the truth the selectors are compared with.
 """
 
+import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -497,3 +498,67 @@ async def test_offline_findings_are_hints_whose_selectors_count_as_verified(brow
     assert planned.strategy == hints
     assert planned.outcome.tool_calls == 0
     assert hints.to_markdown() in planned.requests[0].messages[1]["content"]
+
+
+# --- a server that cannot do tool calls -----------------------------------------------------
+
+
+def fallback_lines(planned: Planned) -> list[str]:
+    return [line for line in planned.warnings if "text protocol" in line]
+
+
+async def test_a_server_refusing_tools_moves_the_run_to_call_lines(browser, demo_site):
+    async def refusing(probes: Probes, model: ScriptedModel) -> dict[str, Any]:
+        model.refuse_tools = "registry.ollama.ai/library/tiny does not support tools"
+        return {}
+
+    asking = (
+        "Let me look at the cards.\n"
+        'CALL describe_element {"selector": "li.card"}\n'
+        'CALL probe_click {"selector": "li.card"}\n'
+        'CALL describe_element {"selector": "#details-panel"}'
+    )
+    planned = await plan(
+        browser,
+        demo_site.url("panel"),
+        [text(asking), text(PANEL_ANSWER)],
+        before=refusing,
+    )
+    assert not planned.planner.use_tools
+    assert planned.strategy.list_item == ITEM and planned.outcome.tool_calls == 3
+    refused, *after = planned.requests
+    assert refused.tools and all(r.tools is None for r in after)
+    assert TEXT_PROTOCOL.strip().splitlines()[0] in after[0].messages[0]["content"]
+    assert after[1].messages[-1]["content"].startswith("RESULT describe_element")
+    [said] = fallback_lines(planned)
+    assert "cannot do tool calls" in said
+    assert [c.step for c in planned.of(LLMCall)] == [1, 2]
+
+
+async def test_a_server_ignoring_tools_has_the_calls_written_as_text_run(browser, demo_site):
+    def call(name: str, selector: str) -> str:
+        body = json.dumps({"name": name, "arguments": {"selector": selector}})
+        return f"<tool_call>\n{body}\n</tool_call>"
+
+    asking = "\n".join(
+        [
+            "The cards look like the items.",
+            call("describe_element", "li.card"),
+            call("probe_click", "li.card"),
+            call("describe_element", "#details-panel"),
+        ]
+    )
+    planned = await plan(browser, demo_site.url("panel"), [text(asking), text(PANEL_ANSWER)])
+    assert not planned.planner.use_tools
+    assert planned.strategy.list_item == ITEM and planned.outcome.tool_calls == 3
+    assert [(c.name, c.arguments["selector"]) for c in planned.of(ToolCall)] == [
+        ("describe_element", "li.card"),
+        ("probe_click", "li.card"),
+        ("describe_element", "#details-panel"),
+    ]
+    first, second = planned.requests
+    assert first.tools and second.tools is None
+    assert second.messages[-1]["content"].startswith("RESULT describe_element")
+    assert planned.of(Thought)[0].text == "The cards look like the items."
+    [said] = fallback_lines(planned)
+    assert "ignored the tools" in said

@@ -116,8 +116,9 @@ def cmd_refine(args: argparse.Namespace, settings: Settings) -> int:
         reason = decision_reason(args)
     except UsageError as exc:
         return _usage_error(exc)
-    overrides = {"api_base": args.api_base, "sandbox": args.sandbox}
-    settings = settings.model_copy(update={k: v for k, v in overrides.items() if v})
+    given = ("api_base", "sandbox", "context_tokens", "temperature", "max_tokens", "top_p")
+    overrides = {name: getattr(args, name) for name in given}
+    settings = settings.model_copy(update={k: v for k, v in overrides.items() if v is not None})
     try:
         return run(_refine(args, settings, request, reason))
     except (UsageError, RefinementError) as exc:

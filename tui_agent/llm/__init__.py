@@ -22,6 +22,7 @@ from tui_agent.llm.errors import (
     LLMRequestError,
     MissingApiKey,
     ProviderUnavailable,
+    ToolsUnsupported,
     UnknownModel,
 )
 from tui_agent.llm.incremental import FieldComplete, FieldDelta, IncrementalFields
@@ -60,6 +61,7 @@ __all__ = [
     "ReplyStream",
     "RetryPolicy",
     "ToolCallRequest",
+    "ToolsUnsupported",
     "UnknownModel",
     "call_cost",
     "context_limit",

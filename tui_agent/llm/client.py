@@ -3,7 +3,11 @@
 `LLM(model)` checks offline that litellm knows the model's provider and that its API key is
 set, so a missing key stops at once. `llm.stream(messages)` yields the reply's text as it
 arrives; afterwards `.reply` holds the whole reply and its `LLMCall` record (model, tokens,
-cost, latency). Keys are never put in records or messages.
+cost, latency, the sampling it was sent with). Keys are never put in records or messages.
+
+Sampling settings left unset are never sent (the server's defaults hold). An Ollama model is
+always sent its context window (`num_ctx`): Ollama's own default (2048 tokens) silently cuts
+longer conversations.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tui_agent.events import LLMCall
+from tui_agent.events import LLMCall, Sampling
 from tui_agent.llm.cost import call_cost, estimate_tokens, price, usage_tokens
 from tui_agent.llm.errors import (
     ApiKeyRejected,
@@ -25,6 +29,7 @@ from tui_agent.llm.errors import (
     LLMRequestError,
     MissingApiKey,
     ProviderUnavailable,
+    ToolsUnsupported,
     UnknownModel,
     redact,
 )
@@ -44,6 +49,11 @@ PLACEHOLDER_KEY = "no-key"
 """Sent to a custom `api_base` when no key is configured (local servers ignore it)."""
 
 _LITELLM_PREFIX = re.compile(r"^litellm\.\w+:\s*(\w+:\s*)?")
+_TOOLS_REFUSAL = re.compile(r"\btools?\b|tool[ _]choice|function[ _]call", re.IGNORECASE)
+OLLAMA_PROVIDERS = ("ollama", "ollama_chat")
+OLLAMA_CONTEXT = 8192
+"""The context window asked of Ollama when the user gave none (`context_tokens`): room for
+the agents' prompts and a fitted history, without the memory a model's largest window takes."""
 
 
 @dataclass(frozen=True)
@@ -90,17 +100,19 @@ class LLM:
         json_mode: bool | None = None,
         retry: RetryPolicy | None = None,
         timeout: float = 120.0,
-        temperature: float | None = None,
-        max_tokens: int | None = None,
+        sampling: Sampling | None = None,
+        context_tokens: int | None = None,
     ) -> None:
-        """`json_mode` None asks litellm whether the provider takes `response_format`."""
+        """`json_mode` None asks litellm whether the provider takes `response_format`;
+        `context_tokens` is the context window the user gave (None: the provider's; for
+        Ollama, `OLLAMA_CONTEXT`)."""
         self.model = model
         self.api_base = api_base
         self.retry = retry or RetryPolicy()
         self.timeout = timeout
-        self.temperature = temperature
-        self.max_tokens = max_tokens
+        self.sampling = sampling if sampling else None
         bare_model, self.provider = resolve_provider(model, api_base)
+        self.context_window = self._context_window(context_tokens)
         missing = missing_key_variables(model, api_base)
         self.key_variable = missing[0] if missing else present_key_variable(self.provider)
         self._placeholder_key = False
@@ -116,6 +128,12 @@ class LLM:
         if json_mode is None:
             json_mode = supports_json_mode(bare_model, self.provider)
         self.json_mode = json_mode
+
+    def _context_window(self, context_tokens: int | None) -> int | None:
+        """The window sent as Ollama's `num_ctx` (None: not an Ollama model)."""
+        if self.provider not in OLLAMA_PROVIDERS:
+            return None
+        return context_tokens or OLLAMA_CONTEXT
 
     def __repr__(self) -> str:
         base = redact(self.api_base) if self.api_base else None
@@ -166,8 +184,8 @@ class LLM:
         optional = {
             "api_base": self.api_base,
             "api_key": self._api_key,
-            "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
+            "num_ctx": self.context_window,
+            **(self.sampling.given() if self.sampling else {}),
         }
         request.update({k: v for k, v in optional.items() if v is not None})
         if want_json and self.json_mode:
@@ -186,12 +204,26 @@ class LLM:
             try:
                 return await litellm().acompletion(**request), started
             except Exception as exc:
+                if "tools" in request and self._refuses_tools(exc):
+                    raise ToolsUnsupported(
+                        f"{self._where()} cannot do tool calls for {self.model}: "
+                        f"{self._describe(exc)}"
+                    ) from None
                 if not is_transient(exc):
                     raise self._translate(exc) from None
                 if attempt + 1 >= self.retry.attempts:
                     raise self._gave_up(exc, attempt + 1) from None
             await asyncio.sleep(self.retry.delay(attempt))
         raise AssertionError("unreachable: RetryPolicy.attempts must be >= 1")
+
+    def _refuses_tools(self, exc: BaseException) -> bool:
+        """Whether a failed request was refused for its tools ("does not support tools",
+        "tools param requires --jinja", "tool choice requires --enable-auto-tool-choice"):
+        an answer, not a failure to retry."""
+        status = http_status(exc)
+        if status in (401, 403, 429) or is_connection_failure(exc):
+            return False
+        return bool(_TOOLS_REFUSAL.search(str(exc)))
 
     def _secrets(self) -> list[str]:
         values = [self._api_key or ""]
@@ -332,6 +364,7 @@ def _reply_from(
         purpose=purpose,
         step=step,
         estimated=estimated,
+        sampling=llm.sampling,
     )
     finish_reason = choice.finish_reason if choice else None
     return Reply(text=text, tool_calls=calls, finish_reason=finish_reason, call=call)

@@ -46,6 +46,10 @@ class LLMRequestError(LLMError):
     """The provider refused the request itself (bad parameters, context too long, ...)."""
 
 
+class ToolsUnsupported(LLMRequestError):
+    """The server refused a request for carrying tools: it cannot do native tool calls."""
+
+
 class ContextTooLong(LLMRequestError):
     """The conversation is longer than the model's context: fit the history and try again."""
 

@@ -5,10 +5,13 @@ the sandbox backend, approval, the start page."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from tui_agent.agents.approval import Approver
 from tui_agent.agents.requests import RequestError
+from tui_agent.agents.requests.fields import sampling_of
+from tui_agent.events import Sampling
 from tui_agent.llm import LLM, LLMError, price_known
 from tui_agent.sandbox.base import Sandbox, SandboxError
 from tui_agent.sandbox.choose import open_sandbox
@@ -20,20 +23,44 @@ if TYPE_CHECKING:
     from tui_agent.config import Settings
 
 
+@dataclass(frozen=True)
+class ModelOptions:
+    """How a session reaches and drives its models: the server, the context window, the
+    sampling (each None: the provider's)."""
+
+    api_base: str | None = None
+    context_tokens: int | None = None
+    sampling: Sampling | None = None
+
+    @classmethod
+    def of(cls, request: Any) -> ModelOptions:
+        """The options a request (or the settings) gives; those it has no field for: unset."""
+        return cls(
+            getattr(request, "api_base", None),
+            getattr(request, "context_tokens", None),
+            sampling_of(request),
+        )
+
+
 def model_for(
     model: str | None,
-    api_base: str | None,
+    options: ModelOptions,
     *,
     what: str = "",
     priced: bool = False,
     budget_advice: str = "drop {budget} or choose a priced model",
 ) -> LLM:
-    """The LLM of `model`, checked offline (`what`: "for the task", "for node x"...); a
-    budget (`priced`) needs litellm to know its price."""
+    """The LLM of `model` with `options`, checked offline (`what`: "for the task", "for node
+    x"...); a budget (`priced`) needs litellm to know its price."""
     if not model:
         raise RequestError("model", f"no model{' ' + what if what else ''}", unset=True)
     try:
-        llm = LLM(model, api_base=api_base)
+        llm = LLM(
+            model,
+            api_base=options.api_base,
+            context_tokens=options.context_tokens,
+            sampling=options.sampling,
+        )
     except LLMError as exc:
         raise RequestError("model", str(exc)) from None
     if priced and not price_known(model):
@@ -48,12 +75,13 @@ BUDGET_ADVICE = "drop {budget} ({max_steps} still caps the run) or choose a pric
 """What a session with steps says to do when its budget cannot be kept with its model."""
 
 
-def model_maker(api_base: str | None, *, priced: bool) -> Callable[[str], LLM]:
-    """How `/model NAME` gets its model in a running session: the same checks as at its
-    start (a session with a budget needs a priced model); a failed one raises a UserError."""
+def model_maker(options: ModelOptions, *, priced: bool) -> Callable[[str], LLM]:
+    """How `/model NAME` gets its model in a running session: the same checks and options
+    as at its start (a session with a budget needs a priced model); a failed one raises a
+    UserError."""
 
     def make(model: str) -> LLM:
-        return model_for(model, api_base, priced=priced, budget_advice="the session has a budget")
+        return model_for(model, options, priced=priced, budget_advice="the session has a budget")
 
     return make
 

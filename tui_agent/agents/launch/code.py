@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from tui_agent.agents.codeact import run_codeact
 from tui_agent.agents.launch.checks import (
     BUDGET_ADVICE,
+    ModelOptions,
     approval,
     model_for,
     model_maker,
@@ -28,9 +29,10 @@ TEST_CONTEXT: dict[str, Any] = {"args": []}
 def start_code(request: CodeRequest, settings: Settings, provided: Provided) -> Launch:
     """The agent of a code session. The sandbox starts when the events are first iterated
     and is closed when they end, however they end."""
+    options = ModelOptions.of(request)
     llm = model_for(
         request.model,
-        request.api_base,
+        options,
         priced=request.budget is not None,
         budget_advice=BUDGET_ADVICE,
     )
@@ -57,7 +59,7 @@ def start_code(request: CodeRequest, settings: Settings, provided: Provided) -> 
         max_steps=request.max_steps,
         budget=request.budget,
         timeout=request.timeout,
-        context_tokens=request.context_tokens,
+        context_tokens=request.context_tokens or llm.context_window,
     )
     events = run_codeact(
         request.task,
@@ -67,7 +69,7 @@ def start_code(request: CodeRequest, settings: Settings, provided: Provided) -> 
         approver=approver,
         network=request.network,
         conversation=provided.conversation,
-        make_model=model_maker(request.api_base, priced=request.budget is not None),
+        make_model=model_maker(options, priced=request.budget is not None),
         continuation=provided.continuation,
     )
     return Launch(

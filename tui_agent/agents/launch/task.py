@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.agents.budget import Budget
-from tui_agent.agents.launch.checks import model_for, sandbox_for
+from tui_agent.agents.launch.checks import ModelOptions, model_for, sandbox_for
 from tui_agent.agents.launch.prepared import Launch, Provided
 from tui_agent.agents.requests import NodeRequest, RequestError, TaskRequest, WorkflowRequest
 from tui_agent.agents.task.breaker import BREAKER
@@ -31,15 +31,15 @@ if TYPE_CHECKING:
 class _Models:
     """One LLM per model name, each checked once (known to litellm, its key set)."""
 
-    def __init__(self, api_base: str | None, priced: bool) -> None:
-        self.api_base = api_base
+    def __init__(self, options: ModelOptions, priced: bool) -> None:
+        self.options = options
         self.priced = priced
         self._made: dict[str, LLM] = {}
 
     def get(self, model: str | None, what: str) -> LLM:
         if model and model in self._made:
             return self._made[model]
-        llm = model_for(model, self.api_base, what=what, priced=self.priced)
+        llm = model_for(model, self.options, what=what, priced=self.priced)
         self._made[llm.model] = llm
         return llm
 
@@ -96,7 +96,7 @@ def _started(
 
 def start_task(request: TaskRequest, settings: Settings, provided: Provided) -> Launch:
     """One task as a session (see the module docstring)."""
-    models = _Models(request.api_base, priced=request.budget is not None)
+    models = _Models(ModelOptions.of(request), priced=request.budget is not None)
     node = _node(models, NodeRequest("task", "task", "default", request), workflow=False)
     sandbox = _isolated(sandbox_for(request.sandbox, request.workspace))
     params = {
@@ -121,7 +121,7 @@ def start_workflow(request: WorkflowRequest, settings: Settings, provided: Provi
     planned = request.nodes()
     overall = request.overall_budget
     priced = overall is not None or any(p.request.budget is not None for p in planned)
-    models = _Models(request.api_base, priced=priced)
+    models = _Models(ModelOptions.of(request), priced=priced)
     nodes = [_node(models, node, workflow=True) for node in planned]
     sandbox = _isolated(sandbox_for(request.sandbox, request.workspace))
     params = {

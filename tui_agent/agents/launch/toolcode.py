@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from tui_agent.agents.launch.checks import (
     BUDGET_ADVICE,
+    ModelOptions,
     approval,
     model_for,
     model_maker,
@@ -51,9 +52,10 @@ def mcp_servers(config: Path | None, servers: Sequence[str] = ()) -> McpConfig:
 def start_toolcode(request: ToolcodeRequest, settings: Settings, provided: Provided) -> Launch:
     """The agent of a tool code session; a server that cannot start is the session's error."""
     mcp = mcp_servers(request.mcp_config, request.servers)
+    options = ModelOptions.of(request)
     llm = model_for(
         request.model,
-        request.api_base,
+        options,
         priced=request.budget is not None,
         budget_advice=BUDGET_ADVICE,
     )
@@ -99,7 +101,7 @@ def start_toolcode(request: ToolcodeRequest, settings: Settings, provided: Provi
         max_steps=request.max_steps,
         budget=request.budget,
         timeout=request.timeout,
-        context_tokens=request.context_tokens,
+        context_tokens=request.context_tokens or llm.context_window,
     )
     events = run_toolcode(
         request.task,
@@ -110,7 +112,7 @@ def start_toolcode(request: ToolcodeRequest, settings: Settings, provided: Provi
         use_tools=use_tools,
         approver=approver,
         conversation=provided.conversation,
-        make_model=model_maker(request.api_base, priced=request.budget is not None),
+        make_model=model_maker(options, priced=request.budget is not None),
         continuation=provided.continuation,
     )
     return Launch(

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui_agent.agents.browsing import browser_for
-from tui_agent.agents.launch.checks import model_for, start_page
+from tui_agent.agents.launch.checks import ModelOptions, model_for, start_page
 from tui_agent.agents.launch.prepared import Launch, Provided
 from tui_agent.agents.recipe_run import recipe_started, run_recipe
 from tui_agent.agents.requests import RecipeRunRequest, RequestError, ScrapeRequest
@@ -48,7 +48,7 @@ def start_scrape(request: ScrapeRequest, settings: Settings, provided: Provided)
     browser = _browser(url, settings)
     llm: LLM | None = None
     if request.planner != "offline" and request.model:
-        llm = model_for(request.model, request.api_base)
+        llm = model_for(request.model, ModelOptions.of(request))
     intent = parse_intent(request.task)
     limit = request.max_items if request.max_items is not None else intent.max_items
     started = SessionStarted(
@@ -91,7 +91,7 @@ def start_recipe(request: RecipeRunRequest, settings: Settings, provided: Provid
     browser = _browser(url, settings)
     parser = None
     if recipe.bindings.DETAILS_SCHEMA and request.model:
-        llm = model_for(request.model, request.api_base)
+        llm = model_for(request.model, ModelOptions.of(request))
         parser = DetailsParser(llm, details_cache(settings))
     path = Path(request.recipe_file) if request.recipe_file else None
     started = recipe_started(recipe, url, request.max_items, path, stored=request.to_json())

@@ -157,15 +157,23 @@ def is_recipe_session(state: SessionState) -> bool:
 
 
 def configured_model(settings: Settings) -> tuple[LLM | None, str | None]:
-    """The configured model (None when there is none), or None and why it cannot be used:
-    a fast path needs no model, and a refinement that does is refused with the reason."""
+    """The configured model with its server, context window and sampling (None when there
+    is none), or None and why it cannot be used: a fast path needs no model, and a
+    refinement that does is refused with the reason."""
+    from tui_agent.agents.requests.fields import sampling_of
     from tui_agent.llm import LLM
     from tui_agent.llm.errors import LLMError
 
     if not settings.model:
         return None, None
     try:
-        return LLM(settings.model, api_base=settings.api_base), None
+        llm = LLM(
+            settings.model,
+            api_base=settings.api_base,
+            context_tokens=settings.context_tokens,
+            sampling=sampling_of(settings),
+        )
+        return llm, None
     except LLMError as exc:
         return None, str(exc)
 

@@ -10,9 +10,12 @@ from tui_agent.agents.requests.fields import (
     Budget,
     ContextTokens,
     MaxSteps,
+    MaxTokens,
     Model,
     Network,
     Sandbox,
+    Temperature,
+    TopP,
     Workspace,
 )
 from tui_agent.analysis.shapes import AgentType
@@ -55,6 +58,9 @@ class CodeRequest(RequestBase):
     ] = 60.0
     api_base: ApiBase = None
     context_tokens: ContextTokens = None
+    temperature: Temperature = None
+    max_tokens: MaxTokens = None
+    top_p: TopP = None
     agent_type: Annotated[
         AgentType,
         Option(

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Annotated, get_args
+from typing import Annotated, Any, get_args
 
-from tui_agent.agents.requests.base import Count, Option, Usd
+from pydantic import Field
+
+from tui_agent.agents.requests.base import Count, Option, Problem, Usd
 from tui_agent.analysis.shapes import AgentType
 from tui_agent.config import SandboxName
+from tui_agent.events import Sampling
 
 SANDBOX_NAMES: tuple[str, ...] = get_args(SandboxName)
 AGENT_TYPES: tuple[str, ...] = get_args(AgentType)
@@ -66,8 +69,9 @@ Budget = Annotated[
 ContextTokens = Annotated[
     Count | None,
     Option(
-        "input tokens the model takes; the history is fitted into them (default: "
-        "TUI_AGENT_CONTEXT_TOKENS, else what litellm knows of the model)",
+        "input tokens the model takes: a conversation's history is fitted into them and an "
+        "Ollama model is given that window (default: TUI_AGENT_CONTEXT_TOKENS, else what "
+        "litellm knows of the model)",
         flag="--context-tokens",
         metavar="N",
         setting=True,
@@ -83,3 +87,41 @@ MaxSteps = Annotated[
         row="limits",
     ),
 ]
+Temperature = Annotated[
+    float | None,
+    Field(ge=0),
+    Problem("must be 0 or more"),
+    Option(
+        "the model's sampling temperature (default: TUI_AGENT_TEMPERATURE, else the server's)",
+        flag="--temperature",
+        metavar="T",
+        setting=True,
+    ),
+]
+MaxTokens = Annotated[
+    Count | None,
+    Option(
+        "tokens per model reply at most (default: TUI_AGENT_MAX_TOKENS, else the server's)",
+        flag="--max-tokens",
+        metavar="N",
+        setting=True,
+    ),
+]
+TopP = Annotated[
+    float | None,
+    Field(gt=0, le=1),
+    Problem("must be more than 0 and at most 1"),
+    Option(
+        "nucleus sampling: the probability mass replies are drawn from (default: "
+        "TUI_AGENT_TOP_P, else the server's)",
+        flag="--top-p",
+        metavar="P",
+        setting=True,
+    ),
+]
+
+
+def sampling_of(source: Any) -> Sampling:
+    """The sampling settings a request (or the settings) holds; one it has no field for is
+    left to the server."""
+    return Sampling(**{name: getattr(source, name, None) for name in Sampling.model_fields})

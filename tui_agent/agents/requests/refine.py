@@ -12,7 +12,13 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import BeforeValidator, field_validator
 
 from tui_agent.agents.requests.base import Count, Option, RequestBase, RequestError, non_blank
-from tui_agent.agents.requests.fields import ApiBase
+from tui_agent.agents.requests.fields import (
+    ApiBase,
+    ContextTokens,
+    MaxTokens,
+    Temperature,
+    TopP,
+)
 from tui_agent.agents.requests.readers import decode_literal
 from tui_agent.analysis.shapes import FeedbackExample, FeedbackIssue, FieldFeedback
 from tui_agent.config import IsolatedSandboxName
@@ -97,6 +103,10 @@ class RefineRequest(RequestBase):
         Option("where refined code runs (default: TUI_AGENT_SANDBOX or auto)", flag="--sandbox"),
     ] = None
     api_base: ApiBase = None
+    context_tokens: ContextTokens = None
+    temperature: Temperature = None
+    max_tokens: MaxTokens = None
+    top_p: TopP = None
 
     @field_validator("pattern")
     @classmethod

@@ -17,7 +17,15 @@ from tui_agent.agents.requests.base import (
     WaitSeconds,
     non_blank,
 )
-from tui_agent.agents.requests.fields import ApiBase, Model, ModelOffForm
+from tui_agent.agents.requests.fields import (
+    ApiBase,
+    ContextTokens,
+    MaxTokens,
+    Model,
+    ModelOffForm,
+    Temperature,
+    TopP,
+)
 
 MaxItems = Annotated[
     Count | None,
@@ -107,6 +115,10 @@ class ScrapeRequest(RequestBase):
         ),
     ] = False
     api_base: ApiBase = None
+    context_tokens: ContextTokens = None
+    temperature: Temperature = None
+    max_tokens: MaxTokens = None
+    top_p: TopP = None
 
     @model_validator(mode="after")
     def _details_need_a_planner_with_a_model(self) -> Self:
@@ -151,6 +163,10 @@ class RecipeRunRequest(RequestBase):
         ),
     ] = 15.0
     api_base: ApiBase = None
+    context_tokens: ContextTokens = None
+    temperature: Temperature = None
+    max_tokens: MaxTokens = None
+    top_p: TopP = None
     model: ModelOffForm = None
 
     @field_validator("recipe")

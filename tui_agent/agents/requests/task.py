@@ -13,7 +13,17 @@ from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 
 from tui_agent.agents.requests.base import Count, Option, RequestBase, Seconds, non_blank
-from tui_agent.agents.requests.fields import ApiBase, Budget, Model, Sandbox, Workspace
+from tui_agent.agents.requests.fields import (
+    ApiBase,
+    Budget,
+    ContextTokens,
+    MaxTokens,
+    Model,
+    Sandbox,
+    Temperature,
+    TopP,
+    Workspace,
+)
 from tui_agent.agents.requests.workflow import ModelSource, Workflow
 
 Context = Annotated[
@@ -95,6 +105,10 @@ class TaskRequest(RequestBase):
     sandbox: Sandbox = None
     workspace: Workspace = None
     api_base: ApiBase = None
+    context_tokens: ContextTokens = None
+    temperature: Temperature = None
+    max_tokens: MaxTokens = None
+    top_p: TopP = None
 
 
 @dataclass(frozen=True)
@@ -136,6 +150,10 @@ class WorkflowRequest(RequestBase):
     sandbox: Sandbox = None
     workspace: Workspace = None
     api_base: ApiBase = None
+    context_tokens: ContextTokens = None
+    temperature: Temperature = None
+    max_tokens: MaxTokens = None
+    top_p: TopP = None
 
     @property
     def title(self) -> str:
@@ -167,6 +185,10 @@ class WorkflowRequest(RequestBase):
                 sandbox=self.sandbox,
                 workspace=self.workspace,
                 api_base=self.api_base,
+                context_tokens=self.context_tokens,
+                temperature=self.temperature,
+                max_tokens=self.max_tokens,
+                top_p=self.top_p,
             )
             planned.append(NodeRequest(node.id, node.type, source, request))
         return planned

@@ -18,8 +18,11 @@ from tui_agent.agents.requests.fields import (
     ApiBase,
     ContextTokens,
     MaxSteps,
+    MaxTokens,
     Model,
     Sandbox,
+    Temperature,
+    TopP,
     Workspace,
 )
 
@@ -110,3 +113,6 @@ class ToolcodeRequest(RequestBase):
     ] = False
     api_base: ApiBase = None
     context_tokens: ContextTokens = None
+    temperature: Temperature = None
+    max_tokens: MaxTokens = None
+    top_p: TopP = None

@@ -52,6 +52,7 @@ from tui_agent.events import (
 )
 from tui_agent.llm import LLM, LLMError, Message, ProviderUnavailable
 from tui_agent.llm.errors import redact
+from tui_agent.llm.tool_fallback import ToolMode
 from tui_agent.redaction import SecretMask
 from tui_agent.sandbox.base import Sandbox, SandboxError
 from tui_agent.sandbox.wire import ExecuteRequest, ExecuteResult
@@ -86,7 +87,8 @@ class TaskNode:
     node_type: str = "task"
     options: TaskOptions = TaskOptions()
     text_protocol: bool = False
-    """Documentation lookups through `CALL` lines instead of native tool calls."""
+    """Documentation lookups through `CALL` lines from the start (litellm says the model has
+    no tool calls); else native calls until the server shows it cannot do them."""
 
 
 @dataclass
@@ -112,8 +114,17 @@ class TaskEnvironment:
     cache: code_cache.CodeCache | None = None
     secrets: SecretMask = field(default_factory=SecretMask)
     steps: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    tool_modes: dict[str, ToolMode] = field(default_factory=dict)
+    """Per model, native tool calls or the text protocol (a fall back lasts the session)."""
     sandbox_used: bool = False
     _starting: asyncio.Task[None] | None = None
+
+    def tool_mode(self, node: TaskNode) -> ToolMode:
+        """How `node`'s model calls its tools in this session."""
+        model = node.llm.model
+        if model not in self.tool_modes:
+            self.tool_modes[model] = ToolMode(native=not node.text_protocol)
+        return self.tool_modes[model]
 
     def start_sandbox(self) -> None:
         """Start the sandbox in the background (while the model writes), once."""
@@ -346,11 +357,12 @@ class TaskRun:
 
     async def _generate(self, step: int, after_analysis: bool) -> AsyncIterator[Event | Generated]:
         node = self.node
+        tools = self.env.tool_mode(node)
         messages = generation_messages(
             node.task,
             self._analysis_context or self.input,
             after_analysis=after_analysis,
-            text_protocol=node.text_protocol,
+            text_protocol=not tools.native,
             failures=self.failures,
             secrets=self.env.secrets,
         )
@@ -358,7 +370,7 @@ class TaskRun:
             node.llm,
             messages,
             step=step,
-            text_protocol=node.text_protocol,
+            tools=tools,
             lookup=self._lookup,
             spending=self.spending,
             trace=self.trace,

@@ -4,6 +4,9 @@ are answered, and its code is read out (one re-ask when a reply holds none).
 The reply's raw text streams as the step's thought (a ```python block shows as code while it
 arrives); once it is read, the step's Thought is the prose around the code and CodeProposed
 carries the code, its action being the stage ("analysis" or "task").
+
+Lookups are native tool calls until the server shows it cannot do them (it refuses the tools,
+or the model writes its call as text): then the session's `ToolMode` goes over to CALL lines.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from dataclasses import dataclass
 
 from tui_agent.agents.task.docsearch import SEARCH_DOCUMENTATION_TOOL
 from tui_agent.agents.task.metadata import TaskTrace
-from tui_agent.agents.task.prompts import no_code_message
+from tui_agent.agents.task.prompts import no_code_message, text_protocol_system
 from tui_agent.agents.task.reply import CodeReply, NoCode, parse_code_reply
 from tui_agent.agents.task.spending import Spending
 from tui_agent.events import (
@@ -26,7 +29,8 @@ from tui_agent.events import (
     ToolCall,
     ToolResult,
 )
-from tui_agent.llm import LLM, Message, Reply
+from tui_agent.llm import LLM, Message, Reply, ToolsUnsupported
+from tui_agent.llm.tool_fallback import IGNORED, REFUSED, ToolMode, calls_in_text
 from tui_agent.llm.tool_turns import ModelCall, answer_messages, read_calls
 
 MAX_TOOL_CALLS = 6
@@ -72,7 +76,7 @@ class Generation:
         messages: list[Message],
         *,
         step: int,
-        text_protocol: bool,
+        tools: ToolMode,
         lookup: Lookup,
         spending: Spending,
         trace: TaskTrace,
@@ -80,7 +84,7 @@ class Generation:
         self.llm = llm
         self.conversation = list(messages)
         self.step = step
-        self.text_protocol = text_protocol
+        self.tools = tools
         self.lookup = lookup
         self.spending = spending
         self.trace = trace
@@ -93,19 +97,29 @@ class Generation:
         reasking = False
         while True:
             tools_left = self.lookups < MAX_TOOL_CALLS
-            tools = [SEARCH_DOCUMENTATION_TOOL] if tools_left and not self.text_protocol else None
+            tools = [SEARCH_DOCUMENTATION_TOOL] if tools_left and self.tools.native else None
             self.spending.check(self.llm.model, self.conversation, reask=reasking)
             purpose = "repair" if reasking else "generate"
             stream = self.llm.stream(
                 self.conversation, tools=tools, purpose=purpose, step=self.step
             )
-            async for delta in stream:
-                yield ThoughtDelta(step=self.step, text=delta)
+            try:
+                async for delta in stream:
+                    yield ThoughtDelta(step=self.step, text=delta)
+            except ToolsUnsupported:
+                for said in self._fall_back(REFUSED):
+                    yield said
+                continue
             reply = stream.reply
             self.spending.record(reply.call, self.conversation)
             self.trace.calls.append(reply.call)
             yield reply.call
             requests = self._requests(reply)
+            if not requests and self.tools.native:
+                requests = self._calls_as_text(reply)
+                if requests:
+                    for said in self._fall_back(IGNORED):
+                        yield said
             if requests:
                 async for event in self._answer(reply, requests):
                     yield event
@@ -136,15 +150,32 @@ class Generation:
     def _requests(self, reply: Reply) -> list[ModelCall]:
         """The documentation lookups the reply asks for: native calls, or CALL lines of a
         reply that holds no code block."""
-        if not reply.tool_calls and (not self.text_protocol or "```" in reply.text):
+        if not reply.tool_calls and (self.tools.native or "```" in reply.text):
             return []
         calls, _ = read_calls(
             reply,
             [SEARCH_DOCUMENTATION_TOOL],
-            use_tools=not self.text_protocol,
+            use_tools=self.tools.native,
             prefix=f"doc_{self.lookups}",
         )
         return calls
+
+    def _calls_as_text(self, reply: Reply) -> list[ModelCall]:
+        """The lookups a reply with no native call and no code block writes as text (the
+        server ignored the tools)."""
+        if reply.tool_calls or "```" in reply.text:
+            return []
+        found = calls_in_text(reply.text, [SEARCH_DOCUMENTATION_TOOL]).calls
+        return [
+            ModelCall(f"doc_{self.lookups}_{index}", call.name, call.arguments, call.raw)
+            for index, call in enumerate(found)
+        ]
+
+    def _fall_back(self, why: str) -> list[Log]:
+        """Go over to CALL lines for the rest of the session: the system prompt says so."""
+        said = self.tools.fall_back(self.llm.model, why)
+        self.conversation[0] = text_protocol_system(self.conversation[0])
+        return [said] if said is not None else []
 
     async def _answer(self, reply: Reply, calls: list[ModelCall]) -> AsyncIterator[Event]:
         """Run each lookup (ToolCall / ToolResult on this step) and put the answers in the

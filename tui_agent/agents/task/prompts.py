@@ -121,6 +121,11 @@ def tools_section(text_protocol: bool) -> str:
     return TOOLS_TEXT if text_protocol else TOOLS_NATIVE
 
 
+def text_protocol_system(system: Message) -> Message:
+    """The system message with its tools described for the text protocol (CALL lines)."""
+    return {**system, "content": str(system["content"]).replace(TOOLS_NATIVE, TOOLS_TEXT)}
+
+
 def code_preview(code: str) -> str:
     """The first lines of `code`, cut, as the error history shows it."""
     lines = [line for line in code.strip().splitlines() if line.strip()]

@@ -1,7 +1,9 @@
 """Planning with a model: explore the page with probe tools, then write a strategy.
 
 The model calls the probes through litellm tool calling, or through the text protocol of
-`planner_prompts` when it has no tools, at most `max_tool_calls` times. Its final answer in the
+`planner_prompts` when it has no tools, at most `max_tool_calls` times; a server that shows it
+cannot do tool calls (it refuses them, or the model writes its calls as text) moves the run to
+the text protocol once, said in a Log. Its final answer in the
 strategy format is parsed into a `Strategy`; an unreadable answer is re-asked once. "Verified
 selectors only" is enforced here: a selector no tool call of this session matched is sent back
 once to be verified or dropped; whatever is still unverified is dropped and recorded. The run
@@ -15,8 +17,10 @@ from typing import Any
 
 from tui_agent.events import Event, Log, Thought, ThoughtDelta, ToolCall, ToolResult
 from tui_agent.llm.client import LLM, Message, Reply
+from tui_agent.llm.errors import ToolsUnsupported
 from tui_agent.llm.provider import tools_supported
 from tui_agent.llm.text_calls import parse_text_calls
+from tui_agent.llm.tool_fallback import IGNORED, REFUSED, ToolMode, calls_in_text
 from tui_agent.llm.tool_turns import ModelCall, answer_messages, native_calls
 from tui_agent.web.phase import Phase
 from tui_agent.web.plan.outcome import PlanOutcome
@@ -149,9 +153,8 @@ class StrategyPlanner:
         self.url = url
         self.max_tool_calls = max_tool_calls
         self.hints = hints
-        self.use_tools = (
-            tools_supported(llm.model, llm.api_base) if use_tools is None else use_tools
-        )
+        native = tools_supported(llm.model, llm.api_base) if use_tools is None else use_tools
+        self.tools = ToolMode(native)
         self._tool_calls = 0
         self._messages: list[Message] = []
         self._turn = 0
@@ -163,6 +166,11 @@ class StrategyPlanner:
         self._told_limit = False
         self._ignored_rounds = 0
         self._best: Strategy | None = None
+
+    @property
+    def use_tools(self) -> bool:
+        """Whether the probes are offered as native tools (else CALL lines)."""
+        return self.tools.native
 
     async def run(self) -> Phase[PlanOutcome]:
         """Explore, answer, verify; then the outcome."""
@@ -185,11 +193,20 @@ class StrategyPlanner:
                 step=self._turn,
             )
             streamed = False
-            async for delta in stream:
-                streamed = True
-                yield ThoughtDelta(step=self._turn, text=delta)
+            try:
+                async for delta in stream:
+                    streamed = True
+                    yield ThoughtDelta(step=self._turn, text=delta)
+            except ToolsUnsupported:
+                yield self._fall_back(REFUSED)
+                self._turn -= 1  # the same turn, asked again
+                continue
             reply = stream.reply
             calls, prose = self._read(reply)
+            if not calls and self.use_tools and not reply.tool_calls:
+                calls, prose = self._calls_as_text(reply)
+                if calls:
+                    yield self._fall_back(IGNORED)
             if prose or streamed:
                 yield Thought(step=self._turn, text=prose)
             yield reply.call
@@ -257,6 +274,26 @@ class StrategyPlanner:
         )
 
     # -- tool calls --------------------------------------------------------------------------
+    def _fall_back(self, why: str) -> Log:
+        """Go over to CALL lines for the rest of the run: the system prompt says so."""
+        said = self.tools.fall_back(self.llm.model, why)
+        assert said is not None, "only a run offering tools falls back"
+        self._messages[0] = {
+            "role": "system",
+            "content": system_prompt(TOOL_SPECS, text_protocol=True),
+        }
+        return said
+
+    def _calls_as_text(self, reply: Reply) -> tuple[list[ModelCall], str]:
+        """The probes a reply with no native call writes as text (the server ignored the
+        tools), and its prose."""
+        turn = calls_in_text(reply.text, TOOL_SPECS)
+        calls = [
+            ModelCall(f"text_{self._turn}_{i}", c.name, c.arguments, c.raw)
+            for i, c in enumerate(turn.calls)
+        ]
+        return calls, turn.prose if calls else _lead(reply.text)
+
     def _read(self, reply: Reply) -> tuple[list[ModelCall], str]:
         """The calls a reply makes and its prose (the lead of the text when it calls nothing;
         in text mode, native calls a reply makes anyway are not read)."""
