@@ -24,7 +24,9 @@ Each problem goes through the same model, on the same server, three ways:
 Every candidate is judged the same way: the prompt's import lines, the candidate, the problem's
 own ``check`` and ``check(entry_point)`` in a fresh ``python -I`` subprocess (timeout 20 s, in a
 temporary folder). Model calls, tokens and seconds are counted at a recording proxy the three
-systems all talk through, so they are measured alike. Printed per system: pass rate, mean model
+systems all talk through, so they are measured alike (tokens from the usage the server sends;
+llama-cpp-python sends none in a stream, so CodeAct's streamed calls count the tokens its session
+recorded, litellm's count). Printed per system: pass rate, mean model
 calls ("steps"), mean tokens, mean seconds; and the ratio of CodeAct's pass rate to the model
 alone's (the baseline, measured in the same run). "Parser dead ends" counts CodeAct sessions that
 ended failed with ``invalid_reply``. ``--record DIR`` saves the first raw reply of each notable
@@ -189,6 +191,9 @@ def run_codeact(problem: dict[str, Any], args: argparse.Namespace, api_base: str
     for event in events:
         if event["type"] == "code_proposed":
             proposed[event["step"]] = event["code"]
+        elif event["type"] == "llm_call":
+            row.prompt_tokens += event["prompt_tokens"]
+            row.completion_tokens += event["completion_tokens"]
         elif event["type"] == "execution_finished" and event["success"]:
             ran.append(proposed.get(event["step"], ""))
         elif event["type"] == "session_ended":
@@ -251,8 +256,9 @@ def measured(
     row.seconds = time.perf_counter() - began
     exchanges = recorder.since(mark)
     row.calls = len(exchanges)
-    row.prompt_tokens = sum(e.prompt_tokens for e in exchanges)
-    row.completion_tokens = sum(e.completion_tokens for e in exchanges)
+    if any(e.prompt_tokens for e in exchanges):  # else the session's own count (no usage sent)
+        row.prompt_tokens = sum(e.prompt_tokens for e in exchanges)
+        row.completion_tokens = sum(e.completion_tokens for e in exchanges)
     row.passed, row.detail = judge(problem, row.candidate)
     return row, exchanges
 

@@ -5,6 +5,10 @@ Runs only when ``TUI_AGENT_TEST_MODEL_BASE`` names the server's base URL (e.g.
 ``openai/local``). Skipped otherwise, under CI too: CI keeps the scripted server. Each test talks
 to the server through a recording proxy; with ``TUI_AGENT_TEST_RECORD_DIR`` set, every reply of a
 notable shape is saved there as a fixture (see tests/support/reply_recorder.py).
+
+Run it with ``-n 0`` and nothing else using the server: llama-cpp-python's server cuts a
+streamed reply when another request arrives (its ``interrupt_requests``, on by default), which
+the agents see as the provider failing.
 """
 
 from __future__ import annotations

@@ -66,7 +66,7 @@ def reply_shapes(content: str, has_tool_calls: bool = False) -> list[str]:
     if data is None:
         if "{" in stripped and any(action in stripped for action in ACTIONS):
             shapes.append("json_in_prose" if not stripped.startswith("{") else "invalid_json")
-        elif stripped and not has_tool_calls:
+        elif stripped and not has_tool_calls and "fence" not in shapes:
             shapes.append("prose")
         if re.search(r"^\s*(//|#)", stripped, re.MULTILINE) and stripped.startswith("{"):
             shapes.append("json_comments")
