@@ -266,16 +266,15 @@ def measured(
 def record_shapes(
     folder: Path, seen: set[str], system: str, task_id: str, exchanges: list[Exchange]
 ) -> None:
-    """Save the first reply of each shape not seen yet (per system) as a fixture."""
-    for exchange in exchanges:
-        for shape in exchange.shapes():
-            key = f"{system}-{shape}"
-            if key in seen:
-                continue
-            seen.add(key)
-            name = f"{key}-{task_id.replace('/', '_')}".lower().replace("_", "-")
-            path = save_fixture(exchange, folder, name, note=f"{system} on {task_id}")
-            print(f"    recorded {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
+    """Save each reply showing a shape not seen yet (per system) as a fixture, once."""
+    for index, exchange in enumerate(exchanges, 1):
+        keys = {f"{system}-{shape}" for shape in exchange.shapes()}
+        if not keys - seen:
+            continue
+        seen.update(keys)
+        name = f"{system}-{task_id.replace('/', '-')}-call{index}-{'-'.join(exchange.shapes())}"
+        path = save_fixture(exchange, folder, name.lower(), note=f"{system} on {task_id}")
+        print(f"    recorded {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
 
 
 def mean(values: list[float]) -> float:
