@@ -67,7 +67,7 @@ def reply_shapes(content: str, has_tool_calls: bool = False) -> list[str]:
         if "{" in stripped and any(action in stripped for action in ACTIONS):
             shapes.append("json_in_prose" if not stripped.startswith("{") else "invalid_json")
         elif stripped and not has_tool_calls and "fence" not in shapes:
-            shapes.append("prose")
+            shapes.append("bare_code" if _compiles(stripped) else "prose")
         if re.search(r"^\s*(//|#)", stripped, re.MULTILINE) and stripped.startswith("{"):
             shapes.append("json_comments")
         return shapes
@@ -84,6 +84,14 @@ def reply_shapes(content: str, has_tool_calls: bool = False) -> list[str]:
     if action == "execute_code" and data.get("final_answer"):
         shapes.append("code_with_final_answer")
     return shapes
+
+
+def _compiles(text: str) -> bool:
+    try:
+        compile(text, "<reply>", "exec")
+    except (SyntaxError, ValueError):
+        return False
+    return True
 
 
 def _json_object(text: str) -> dict[str, Any] | None:
