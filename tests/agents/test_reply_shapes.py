@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from codeact_support import record
 from support.requirements import require_backend
-from support.scripted_model import ScriptedModel, shaped_reply, text
+from support.scripted_model import SMALL_MODEL_SHAPES, ScriptedModel, shaped_reply, text
 from support.sessions import record_exec, refine_stored, scripted_settings
 
 from tui_agent.agents.launch import prepare
@@ -24,6 +24,7 @@ from tui_agent.events import (
     LLMCall,
     Log,
     RefinementProgress,
+    Thought,
 )
 from tui_agent.llm import LLM
 from tui_agent.sandbox.wire import ExecuteRequest
@@ -75,6 +76,101 @@ async def test_codeact_runs_the_code_and_answers_in_every_shape(
         assert any("took the Python code block as the code" in m for m in repairs)
     if answer_shape == "prose":
         assert any("took the reply as the final answer" in m for m in repairs)
+
+
+SMALL_MODEL_REPAIRS = {
+    "label_in_code": "removed a stray 'python' line (a fence label) from the code",
+    "fence_in_code": "removed a ``` fence around the code",
+    "unclosed_fence": "read a code block whose ``` fence was never closed",
+    "think": "took the <think> block as the thought",
+    "json_comments": "removed comments from the JSON",
+    "labelled": "read the action from labelled lines (no JSON)",
+}
+ANSWER_SHAPES = ("think", "json_comments", "labelled")
+
+
+@pytest.mark.parametrize("code_shape", SMALL_MODEL_SHAPES)
+async def test_codeact_reads_small_models_replies_without_a_reask(
+    server: ScriptedModel, settings: Settings, code_shape: str
+) -> None:
+    answer_shape = ANSWER_SHAPES[SMALL_MODEL_SHAPES.index(code_shape) % len(ANSWER_SHAPES)]
+    server.push(
+        shaped_reply(code_shape, "I'll compute it directly.", "execute_code", code=CODE),
+        shaped_reply(answer_shape, "It printed 42.", "provide_answer", final_answer="It is 42."),
+    )
+    session = await codeact(settings)
+    assert (session.state.status, session.state.final_answer) == ("completed", "It is 42.")
+    proposed = session.of(CodeProposed)[-1]  # streamed as written first, then as repaired
+    assert proposed.code == CODE
+    assert session.of(Thought)[0].text == "I'll compute it directly."
+    [run] = session.of(ExecutionFinished)
+    assert run.success and [line.text for line in run.logs] == ["42"]
+    assert len(session.of(LLMCall)) == 2 == len(server.requests)
+    repairs = " | ".join(e.message for e in session.of(Log) if "reply read as" in e.message)
+    assert SMALL_MODEL_REPAIRS[code_shape] in repairs
+    assert SMALL_MODEL_REPAIRS[answer_shape] in repairs
+
+
+DEFINES = "def add(a, b):\n    return a + b"
+DEBUG_WITHOUT_CODE = (
+    "Thought: The code printed nothing, so I need to debug it.\nAction: debug_error"
+)
+
+
+async def test_a_reply_without_code_after_a_silent_run_is_offered_the_working_code(
+    server: ScriptedModel, settings: Settings
+) -> None:
+    """Seen from Qwen2.5-Coder-1.5B: a function defined (nothing printed), then `debug_error`
+    with no code, twice. The session must not fail with the working function written."""
+    server.push(
+        shaped_reply("json", "Define it.", "execute_code", code=DEFINES),
+        text(DEBUG_WITHOUT_CODE),
+        text(DEBUG_WITHOUT_CODE),
+        shaped_reply("json", "It works.", "provide_answer", final_answer="add(a, b) is defined."),
+    )
+    session = await codeact(settings)
+    assert (session.state.status, session.state.stopped_reason) == ("completed", None)
+    assert session.state.final_answer == "add(a, b) is defined."
+    assert len(session.of(ExecutionFinished)) == 1 and len(server.requests) == 4
+    result = server.requests[1].messages[-1]["content"]
+    assert "printed nothing" in result and "give your answer (provide_answer)" in result
+    reask = server.requests[2].messages[-1]["content"]
+    assert reask.startswith("Your last reply could not be used: code is required when action")
+    assert (
+        f"worked without error (what it defined still exists):\n```python\n{DEFINES}\n```" in reask
+    )
+    offer = server.requests[3].messages[-1]["content"]
+    assert f"ran without error:\n```python\n{DEFINES}\n```" in offer
+    assert server.requests[3].messages[-2] == {"role": "assistant", "content": DEBUG_WITHOUT_CODE}
+    warnings = [e.message for e in session.of(Log) if e.level == "warning"]
+    assert any("offered its last working code as the answer" in m for m in warnings)
+
+
+async def test_the_offer_is_made_once_then_an_unusable_turn_fails_the_session(
+    server: ScriptedModel, settings: Settings
+) -> None:
+    server.push(
+        shaped_reply("json", "Define it.", "execute_code", code=DEFINES),
+        *[text(DEBUG_WITHOUT_CODE)] * 4,
+    )
+    session = await codeact(settings)
+    assert (session.state.status, session.state.stopped_reason) == ("failed", "invalid_reply")
+    assert len(server.requests) == 5
+    offers = [e for e in session.of(Log) if "offered its last working code" in e.message]
+    assert len(offers) == 1
+
+
+async def test_no_offer_when_the_last_run_failed(server: ScriptedModel, settings: Settings) -> None:
+    server.push(
+        shaped_reply("json", "Try.", "execute_code", code="print(undefined_name)"),
+        text(DEBUG_WITHOUT_CODE),
+        text(DEBUG_WITHOUT_CODE),
+    )
+    session = await codeact(settings)
+    assert (session.state.status, session.state.stopped_reason) == ("failed", "invalid_reply")
+    assert len(server.requests) == 3
+    assert "worked without error" not in server.requests[2].messages[-1]["content"]
+    assert not [e for e in session.of(Log) if "offered its last working code" in e.message]
 
 
 BROKEN = '{"thought": "I will compute", "action": execute_code}'

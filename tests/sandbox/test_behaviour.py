@@ -95,6 +95,20 @@ async def test_top_level_await_works(sandbox):
     assert result.result == 42
 
 
+async def test_annotations_are_not_evaluated(sandbox):
+    """Small models hint with typing names they never import: no NameError for a hint."""
+    code = """
+        def pairs(numbers: List[float], limit: Optional[int] = None) -> Dict[str, float]:
+            return {str(n): n for n in numbers[:limit]}
+        class Point:
+            x: Undefined
+        print(pairs([1.5, 2.5], 1), pairs.__annotations__["numbers"])
+    """
+    result = await run(sandbox, code)
+    assert result.success, result.error
+    assert pairs(result) == [("stdout", "{'1.5': 1.5} List[float]")]
+
+
 async def test_globals_persist_between_runs(sandbox):
     code = """
         import json

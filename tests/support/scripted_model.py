@@ -99,6 +99,20 @@ REPLY_SHAPES = ("json", "fenced_json", "python_block", "prose")
 """How real models answer: bare JSON, JSON in a ```json fence with prose, a ```python block with
 prose around it (code actions only), prose alone (answers only)."""
 
+SMALL_MODEL_SHAPES = (
+    "label_in_code",
+    "fence_in_code",
+    "unclosed_fence",
+    "think",
+    "json_comments",
+    "labelled",
+)
+"""How small local models answer too (seen from Qwen2.5-Coder-1.5B, recorded in
+tests/fixtures/real_replies): JSON whose code starts with a stray `python` label line or sits
+in a ``` fence (code actions only), a ```python block never closed (code actions only), a
+<think> block before JSON with no thought, JSON with // and # comments, and `Thought:` /
+`Action:` / `Final answer:` lines with the code in a fence."""
+
 
 def shaped_reply(
     shape: str,
@@ -109,11 +123,12 @@ def shaped_reply(
     final_answer: str | None = None,
     **options: Any,
 ) -> Reply:
-    """The same action in one of REPLY_SHAPES."""
+    """The same action in one of REPLY_SHAPES or SMALL_MODEL_SHAPES."""
+    fields = {"code": code, "final_answer": final_answer}
     if shape == "json":
-        return action_reply(thought, action, code=code, final_answer=final_answer, **options)
+        return action_reply(thought, action, **fields, **options)
     if shape == "fenced_json":
-        body = action_reply(thought, action, code=code, final_answer=final_answer).content
+        body = action_reply(thought, action, **fields).content
         return text(f"Here is my next step.\n\n```json\n{body}\n```\n", **options)
     if shape == "python_block":
         assert code is not None, "a python block carries code"
@@ -121,6 +136,28 @@ def shaped_reply(
     if shape == "prose":
         assert final_answer is not None, "prose carries an answer"
         return text(final_answer, **options)
+    if shape in ("label_in_code", "fence_in_code"):
+        assert code is not None, f"{shape} carries code"
+        inside = f"python\n{code}" if shape == "label_in_code" else f"```python\n{code}\n```"
+        return action_reply(thought, action, code=inside, **options)
+    if shape == "unclosed_fence":
+        assert code is not None, "an unclosed fence carries code"
+        return text(f"{thought}\n\n```python\n{code}\n", **options)
+    if shape == "think":
+        body = {"action": action, **{k: v for k, v in fields.items() if v is not None}}
+        return text(f"<think>\n{thought}\n</think>\n\n{json.dumps(body)}", **options)
+    if shape == "json_comments":
+        lines = [f"  // {thought}", f'  "thought": {json.dumps(thought)},']
+        lines.append(f'  "action": {json.dumps(action)}, # what to do')
+        lines += [f'  "{k}": {json.dumps(v)},' for k, v in fields.items() if v is not None]
+        return text("{\n" + "\n".join(lines).rstrip(",") + "\n}", **options)
+    if shape == "labelled":
+        body = f"Thought: {thought}\nAction: {action}\n"
+        if code is not None:
+            body += f"```python\n{code}\n```\n"
+        if final_answer is not None:
+            body += f"Final answer: {final_answer}\n"
+        return text(body, **options)
     raise ValueError(f"unknown reply shape {shape!r}")
 
 

@@ -21,6 +21,7 @@ from tui_agent.events import (
     ExecutionFinished,
     ExecutionStarted,
     FinalAnswer,
+    Log,
     PhaseFinished,
     ToolCall,
     ToolResult,
@@ -185,3 +186,21 @@ async def test_the_session_stops_after_max_steps(server, settings, shop_config):
     state, events = await record(settings, shop_config, max_steps=2)
     assert (state.status, state.stopped_reason) == ("stopped", "max_steps")
     assert not of(events, FinalAnswer)
+
+
+@pytest.mark.parametrize("wrapped", [f"```python\n{PROGRAM}\n```", f"python\n{PROGRAM}"])
+async def test_a_program_in_a_fence_or_under_a_label_runs_as_the_program(
+    server, settings, shop_config, wrapped
+):
+    """Small models put write_code's program in a ``` fence, or leave its `python` label."""
+    server.push(
+        tool_calls(ToolCallReply("write_code", {"code": wrapped, "args": ["kitchen"]})),
+        text(ANSWER),
+    )
+    state, events = await record(settings, shop_config)
+    assert state.status == "completed", state.errors
+    [ran] = of(events, ExecutionFinished)
+    assert ran.success and ran.logs[0].text == "Kettle: 24.50 EUR"
+    assert any(
+        "(a fence label)" in e.message or "fence around" in e.message for e in of(events, Log)
+    )

@@ -9,6 +9,7 @@ from tui_agent.llm.actions import (
     ActionName,
     ActionParseError,
     ParsedAction,
+    clean_code,
     parse_action,
     repair_message,
 )
@@ -64,6 +65,7 @@ __all__ = [
     "ToolsUnsupported",
     "UnknownModel",
     "call_cost",
+    "clean_code",
     "context_limit",
     "count_tokens",
     "echoed",

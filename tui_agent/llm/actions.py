@@ -126,6 +126,10 @@ def parse_action(
             else "the reply was empty"
         )
     blocks = fenced_blocks(text)
+    if finish_reason == "length" and any(b.is_code and not b.closed for b in blocks):
+        raise ActionParseError("the reply was cut off at the token limit inside its code block")
+    if any(b.is_code and not b.closed for b in blocks):
+        repairs.append("read a code block whose ``` fence was never closed")
     if not blocks and _is_bare_code(text):  # `x = {"action": ...}` is code, not the action
         action = Action(action="execute_code", code=text.strip("\n"))
         return ParsedAction(action, ("took the whole reply as Python code (no JSON action)",))
@@ -157,6 +161,9 @@ def parse_action(
 _FENCE = re.compile(
     r"^[ \t]*(```+|~~~+)[ \t]*([\w+.-]*)[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.DOTALL | re.MULTILINE
 )
+_UNCLOSED_FENCE = re.compile(
+    r"^[ \t]*(```+|~~~+)[ \t]*([\w+.-]*)[^\n]*\n(.*)\Z", re.DOTALL | re.MULTILINE
+)
 _PYTHON_LABELS = frozenset({"python", "py", "python3", "py3", "ipython", "pycon"})
 
 
@@ -168,6 +175,7 @@ class FencedBlock:
     end: int
     label: str
     body: str
+    closed: bool = True
 
     @property
     def is_code(self) -> bool:
@@ -182,13 +190,19 @@ class FencedBlock:
 
 
 def fenced_blocks(text: str) -> list[FencedBlock]:
-    """The reply's fenced blocks (``` or ~~~), in order."""
-    return [
+    """The reply's fenced blocks (``` or ~~~), in order; a fence opened after the last one
+    and never closed (small models forget it; a cut reply ends inside it) runs to the end."""
+    blocks = [
         FencedBlock(
             m.start(), m.end(), m.group(2).lower(), textwrap.dedent(m.group(3)).rstrip("\n")
         )
         for m in _FENCE.finditer(text)
     ]
+    rest = blocks[-1].end if blocks else 0
+    if (tail := _UNCLOSED_FENCE.search(text, rest)) is not None:
+        body = textwrap.dedent(tail.group(3)).rstrip("\n")
+        blocks.append(FencedBlock(tail.start(), len(text), tail.group(2).lower(), body, False))
+    return blocks
 
 
 def code_from_reply(text: str) -> tuple[str | None, str]:
@@ -539,11 +553,18 @@ def _normalize_code(result: dict[str, Any], repairs: list[str]) -> None:
     if isinstance(code, list) and all(isinstance(line, str) for line in code):
         result["code"] = code = "\n".join(code)
         repairs.append("joined code given as a list of lines")
-    if not isinstance(code, str):
-        return
+    if isinstance(code, str):
+        result["code"], cleaned = clean_code(code)
+        repairs += cleaned
+
+
+def clean_code(code: str) -> tuple[str, list[str]]:
+    """(the code without what small models leave around it: a ``` fence, closed or not, a
+    stray closing fence, a `python` label line; the repairs made)."""
+    repairs: list[str] = []
     fenced = _CODE_FENCE.match(code)
     if fenced:
-        result["code"] = code = fenced.group(1)
+        code = fenced.group(1)
         repairs.append("removed a ``` fence around the code")
     opening = _OPEN_FENCE.match(code)
     if opening is not None:  # a fence opened and never closed, or closed and never opened
@@ -557,7 +578,7 @@ def _normalize_code(result: dict[str, Any], repairs: list[str]) -> None:
     if newline and first.strip().lower() in _PYTHON_LABELS and rest.strip():
         code = rest
         repairs.append(f"removed a stray {first.strip()!r} line (a fence label) from the code")
-    result["code"] = code
+    return code, repairs
 
 
 def _describe_validation(exc: ValidationError) -> str:

@@ -25,8 +25,12 @@ gets no network for them, only this channel.
 Globals persist between runs. A run's value is what its ``main`` (or the named entrypoint)
 returns when the code defines it and does not call it itself (called with ``args``, awaited if
 a coroutine), else the variable ``result`` when the code uses it, else the value of a final
-expression. Top-level ``await`` works. Processes a run leaves behind are stopped when it ends.
+expression. Top-level ``await`` works. Annotations are not evaluated when defined (as
+``from __future__ import annotations``, and Python 3.14, do): a hint naming ``List`` with no
+``from typing import List`` is no error. Processes a run leaves behind are stopped when it ends.
 """
+
+import __future__
 
 import ast
 import builtins
@@ -61,6 +65,11 @@ CODE_PREFIX = "<code-"
 CO_COROUTINE = 0x80
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
+
+
+_COMPILE_FLAGS = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT | __future__.annotations.compiler_flag
+"""Top-level await, and annotations kept as strings (small models hint with typing names they
+never import; the hint is documentation, never a reason for the code to fail)."""
 
 
 class CPULimitExceeded(Exception):
@@ -463,9 +472,7 @@ class Kernel:
             target = ast.Name(id=LAST_VALUE, ctx=ast.Store())
             tree.body[-1] = ast.copy_location(ast.Assign(targets=[target], value=last.value), last)
             ast.fix_missing_locations(tree)
-        compiled = compile(
-            tree, filename, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True
-        )
+        compiled = compile(tree, filename, "exec", flags=_COMPILE_FLAGS, dont_inherit=True)
         linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
         namespace = self.namespace
         if request.get("context") is not None or "context" not in namespace:

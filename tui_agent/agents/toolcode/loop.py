@@ -51,12 +51,13 @@ from tui_agent.events import (
     Event,
     ExecutionFinished,
     FinalAnswer,
+    Log,
     Thought,
     ThoughtDelta,
     ToolCall,
     ToolResult,
 )
-from tui_agent.llm import LLM, Message
+from tui_agent.llm import LLM, Message, clean_code
 from tui_agent.llm.text_calls import parse_text_calls
 from tui_agent.llm.tool_turns import ModelCall, answer_messages, read_calls
 from tui_agent.sandbox.base import Sandbox
@@ -270,6 +271,9 @@ class _ToolcodeLoop(StepLoop):
                 code = _fenced_code(text) if not self.use_tools else None
             args = args_of(call.arguments.get("args"))
             if code and not isinstance(args, str):
+                code, repairs = clean_code(code)
+                if repairs:
+                    yield Log(level="info", message=f"step {self.step}: " + "; ".join(repairs))
                 async for item in self._program(code, args):
                     yield item
                 return
