@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from support.mcp_shop import shop_stdio, write_config
 from support.requirements import sandbox_backend
-from support.scripted_model import ToolCallReply, text, tool_calls
+from support.scripted_model import ScriptedModel, ToolCallReply, text, tool_calls
 from support.sessions import scripted_settings
 
 from tui_agent.agents.launch import prepare
@@ -204,3 +204,43 @@ async def test_a_program_in_a_fence_or_under_a_label_runs_as_the_program(
     assert any(
         "(a fence label)" in e.message or "fence around" in e.message for e in of(events, Log)
     )
+
+
+REFUSAL = "registry.ollama.ai/library/tiny does not support tools"
+
+
+async def test_a_server_refusing_tools_gets_the_text_protocol_once(tmp_path, shop_config):
+    with ScriptedModel(refuse_tools=REFUSAL) as server:
+        server.push(
+            text(f'CALL write_code {{"args": ["kitchen"]}}\n```python\n{PROGRAM}\n```\n'),
+            text(ANSWER),
+        )
+        settings = scripted_settings(server, tmp_path, sandbox_backend())
+        state, events = await record(settings, shop_config)
+    assert state.status == "completed", state.errors
+    refused, *after = server.requests
+    assert refused.tools and all(request.tools is None for request in after)
+    assert "CALL write_code" in after[0].messages[0]["content"]
+    assert after[1].messages[-1]["content"].startswith('RESULT write_code {"args": ["kitchen"]}')
+    [ran] = of(events, ExecutionFinished)
+    assert ran.success and ran.logs[0].text == "Kettle: 24.50 EUR"
+    [said] = [e.message for e in of(events, Log) if "text protocol" in e.message]
+    assert "cannot do tool calls" in said
+
+
+async def test_a_server_ignoring_tools_has_the_program_written_as_text_run(
+    server, settings, shop_config
+):
+    call = json.dumps({"name": "write_code", "arguments": {"code": PROGRAM, "args": ["kitchen"]}})
+    server.push(text(f"One program.\n<tool_call>\n{call}\n</tool_call>"), text(ANSWER))
+    state, events = await record(settings, shop_config)
+    assert state.status == "completed", state.errors
+    assert state.final_answer == ANSWER
+    first, second = server.requests
+    assert first.tools and second.tools is None
+    assert "CALL write_code" in second.messages[0]["content"]
+    assert second.messages[-1]["content"].startswith("RESULT write_code")
+    assert "Toaster: 31.00 EUR" in second.messages[-1]["content"]
+    assert state.steps[1].thought == "One program."
+    [said] = [e.message for e in of(events, Log) if "text protocol" in e.message]
+    assert "ignored the tools" in said

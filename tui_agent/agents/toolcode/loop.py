@@ -7,7 +7,8 @@ writes, removed when the session ends: sandbox/folders/hosted.py), an Artifact "
 discover_code_files shows), then per model turn: ThoughtDelta / Thought, LLMCall, a ToolCall /
 ToolResult pair for each discover_code_files, and for each write_code the program's events
 (see program.py) on a step of its own; FinalAnswer when the model answers without a call,
-SessionEnded last.
+SessionEnded last. A server that cannot do tool calls (it refuses them, or its model writes them
+as text) moves the session to CALL lines, once, said in a warning (llm/tool_fallback.py).
 
 The run stops, with its `stopped_reason`, after `max_steps` model turns ("max_steps"), before
 a call that would pass the budget ("budget"), when programs keep failing the same way
@@ -57,8 +58,9 @@ from tui_agent.events import (
     ToolCall,
     ToolResult,
 )
-from tui_agent.llm import LLM, Message, clean_code
+from tui_agent.llm import LLM, Message, Reply, ToolsUnsupported, clean_code
 from tui_agent.llm.text_calls import parse_text_calls
+from tui_agent.llm.tool_fallback import IGNORED, REFUSED, ToolMode, calls_in_text
 from tui_agent.llm.tool_turns import ModelCall, answer_messages, read_calls
 from tui_agent.sandbox.base import Sandbox
 from tui_agent.sandbox.folders.hosted import HostedFolder, hosted_of
@@ -113,7 +115,9 @@ class _ToolcodeLoop(StepLoop):
         super().__init__(llm, sandbox, limits)
         self.task = task
         self.toolset = toolset
-        self.use_tools = use_tools
+        self.tools = ToolMode(native=use_tools)
+        """Native tool calls, or CALL lines (from the start, or after the server showed it
+        cannot do them)."""
         self.approver = approver
         self.program: Program | None = None
         """Runs the programs, once the packages are written."""
@@ -174,7 +178,7 @@ class _ToolcodeLoop(StepLoop):
         self.program = self._program_runner(hosted, self.approver)
         self.restorer = self._program_runner(hosted, None)
         self.messages = [
-            system_message(self.limits.timeout, text_protocol=not self.use_tools),
+            system_message(self.limits.timeout, text_protocol=not self.tools.native),
             task_message(
                 self.task, [*(p.server.package for p in self.toolset.packages), "workspace_tools"]
             ),
@@ -217,23 +221,35 @@ class _ToolcodeLoop(StepLoop):
         return ExecuteResult.from_event(finished)
 
     async def take_step(self, step: int) -> AsyncGenerator[Event, None]:
-        stream = self.llm.stream(
-            self.messages,
-            tools=TOOL_SPECS if self.use_tools else None,
-            purpose="toolcode",
-            step=step,
-        )
         streamed = False
-        async for delta in stream:
-            streamed = True
-            yield ThoughtDelta(step=step, text=delta)
+        while True:
+            stream = self.llm.stream(
+                self.messages,
+                tools=TOOL_SPECS if self.tools.native else None,
+                purpose="toolcode",
+                step=step,
+            )
+            try:
+                async for delta in stream:
+                    streamed = True
+                    yield ThoughtDelta(step=step, text=delta)
+            except ToolsUnsupported:
+                if not self.tools.native:
+                    raise
+                yield self._fall_back(REFUSED)
+                continue
+            break
         reply = stream.reply
         self.count_call(reply.call)
         yield reply.call
         calls, prose = read_calls(
-            reply, TOOL_SPECS, use_tools=self.use_tools, prefix=f"turn{self.replies}"
+            reply, TOOL_SPECS, use_tools=self.tools.native, prefix=f"turn{self.replies}"
         )
-        if calls and not reply.tool_calls:  # the text protocol: the program is no prose
+        written = self._calls_as_text(reply) if not calls and self.tools.native else None
+        if written is not None:  # the server ignored the tools: the calls are in the text
+            yield self._fall_back(IGNORED)
+            calls, prose = written
+        elif calls and not reply.tool_calls:  # the text protocol: the program is no prose
             prose = parse_text_calls(_FENCED.sub("", reply.text), TOOL_SPECS).prose
         if not calls:  # the answer: what streamed as thought was the answer itself
             if streamed:
@@ -263,12 +279,31 @@ class _ToolcodeLoop(StepLoop):
         shown = [_shown(call) for call in calls]
         self.messages += answer_messages(reply, shown, answers, native=bool(reply.tool_calls))
 
+    def _fall_back(self, why: str) -> Log:
+        """Go over to CALL lines for the rest of the session: the system prompt says so."""
+        said = self.tools.fall_back(self.llm.model, why)
+        assert said is not None, "only a native session falls back"
+        self.messages[0] = system_message(self.limits.timeout, text_protocol=True)
+        return said
+
+    def _calls_as_text(self, reply: Reply) -> tuple[list[ModelCall], str] | None:
+        """The calls a reply writes in its text (CALL lines, or a chat template's
+        `<tool_call>{...}</tool_call>` JSON) and its prose; None when there are none."""
+        turn = calls_in_text(reply.text, TOOL_SPECS)
+        if not turn.calls:
+            return None
+        calls = [
+            ModelCall(f"turn{self.replies}_{index}", call.name, call.arguments, call.raw)
+            for index, call in enumerate(turn.calls)
+        ]
+        return calls, turn.prose
+
     async def _call(self, call: ModelCall, text: str) -> AsyncIterator[Event | str]:
         """One call of the model's: its events, then its answer (a str)."""
         if call.name == WRITE_CODE and not call.error:
             code = call.arguments.get("code")
             if not isinstance(code, str) or not code.strip():
-                code = _fenced_code(text) if not self.use_tools else None
+                code = _fenced_code(text) if not self.tools.native else None
             args = args_of(call.arguments.get("args"))
             if code and not isinstance(args, str):
                 code, repairs = clean_code(code)
