@@ -101,7 +101,7 @@ def conversation(turns: int) -> list[Message]:
     messages = [system_message(network=False), task_message(TASK)]
     for index in range(turns):
         messages.append(assistant_message(step_reply(index)))
-        messages.append(result_message(ExecuteResult(success=True, result=2)))
+        messages.append(result_message(ExecuteResult(success=True, result=2), "1 + 1"))
     return messages
 
 

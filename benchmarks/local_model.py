@@ -138,6 +138,7 @@ def run_alone(problem: dict[str, Any], args: argparse.Namespace, api_base: str) 
         ],
         api_base=api_base,
         api_key=args.api_key,
+        temperature=args.temperature,
         timeout=600,
         max_retries=0,
     )
@@ -170,6 +171,8 @@ def run_codeact(problem: dict[str, Any], args: argparse.Namespace, api_base: str
             api_base,
             "--max-steps",
             str(args.max_steps),
+            "--temperature",
+            str(args.temperature),
             "--workspace",
             str(Path(folder) / "ws"),
             "--json",
@@ -218,6 +221,7 @@ def run_smolagents(problem: dict[str, Any], args: argparse.Namespace, api_base: 
         api_base=api_base,
         api_key=args.api_key,
         flatten_messages_as_text=True,
+        temperature=args.temperature,
     )
     agent = CodeAgent(tools=[], model=model, max_steps=args.max_steps, verbosity_level=-1)
     try:
@@ -310,6 +314,12 @@ def main() -> int:
     parser.add_argument("--api-key", default=os.environ.get("OPENAI_API_KEY", "sk-local"))
     parser.add_argument("--systems", default=",".join(SYSTEMS))
     parser.add_argument("--max-steps", type=int, default=6, help="per agent session")
+    parser.add_argument(
+        "--temperature",
+        type=float,
+        default=0.2,
+        help="for every system alike (servers default to their own: llama-cpp-python's is 0.8)",
+    )
     parser.add_argument("--sandbox", help="CodeAct's backend (default: what `code` picks)")
     parser.add_argument("--json", type=Path, help="write the per-problem rows here")
     parser.add_argument("--record", type=Path, help="save notable raw replies here as fixtures")
@@ -320,7 +330,7 @@ def main() -> int:
     problems = load_problems(args.start, args.problems)
     print(
         f"{len(problems)} HumanEval problems from #{args.start}, model {args.model} at "
-        f"{args.api_base}, agents at most {args.max_steps} steps"
+        f"{args.api_base}, agents at most {args.max_steps} steps, temperature {args.temperature}"
     )
     rows: list[Row] = []
     seen: set[str] = set()

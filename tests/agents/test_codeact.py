@@ -238,6 +238,43 @@ async def test_failing_code_sent_again_is_named_then_stops_the_run(
     assert told == [False, True, False]
 
 
+async def test_the_same_silent_code_a_third_time_is_offered_as_the_answer(
+    server: ScriptedModel, settings: Settings
+):
+    """Seen from Qwen2.5-Coder-1.5B: a function defined (nothing printed), then the same code
+    again and again until the step limit. The third run brings the offer; the model answers."""
+    defines = "def add(a, b):\n    return a + b"
+    server.push(
+        *[reply("Define it.", "execute_code", code=defines)] * 3,
+        answer("add(a, b) returns the sum."),
+    )
+    session = await run(settings)
+    assert (session.state.status, session.state.final_answer) == (
+        "completed",
+        "add(a, b) returns the sum.",
+    )
+    assert len(session.of(ExecutionFinished)) == 3
+    results = [r.messages[-1]["content"] for r in server.requests[1:4]]
+    assert all("It defined add(): a definition prints nothing." in r for r in results)
+    assert ["you already ran this same code" in r for r in results] == [False, True, True]
+    assert "This code of yours ran without error" in results[2]
+    assert "the same code ran 3 times with the same output" in results[2]
+    offers = [e.message for e in session.of(Log) if "offered this code as the answer" in e.message]
+    assert len(offers) == 1
+
+
+async def test_the_same_silent_code_after_the_offer_stops_the_run(
+    server: ScriptedModel, settings: Settings
+):
+    server.push(*[reply("Again.", "execute_code", code="x = 1")] * 4, answer())
+    session = await run(settings)
+    assert (session.state.status, session.state.stopped_reason) == (
+        "stopped",
+        "loop: the same code ran 3 times with the same output",
+    )
+    assert len(session.of(ExecutionFinished)) == 4
+
+
 async def test_output_streams_while_the_code_runs(server: ScriptedModel, settings: Settings):
     slow = (
         "import time\nfor i in range(3):\n    print(f'tick {i}', flush=True)\n    time.sleep(0.6)"

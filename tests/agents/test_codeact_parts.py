@@ -9,6 +9,7 @@ from tui_agent.agents.budget import FIRST_REPLY_TOKENS, Budget
 from tui_agent.agents.codeact_prompts import (
     OUTPUT_LIMIT,
     TRACEBACK_LINES,
+    defined_only,
     describe_result,
     result_message,
     system_message,
@@ -85,6 +86,47 @@ def test_a_result_message_holds_output_error_trimmed_traceback_and_value():
     assert "KeyError: 'x'" not in lines[-2:]
 
 
+def test_the_same_code_with_the_same_output_a_third_time_is_a_loop():
+    guard = LoopGuard()
+    printed = ExecuteResult(success=True, logs=[LogLine(stream="stdout", text="42")])
+    assert not guard.ran_before("print(42)", printed)
+    assert guard.check("print(42)", printed) is None
+    assert guard.ran_before("print(42)\n\n", printed)
+    other = ExecuteResult(success=True, logs=[LogLine(stream="stdout", text="43")])
+    assert not guard.ran_before("print(42)", other)  # same code, new output: progress
+    assert guard.check("print(42)", other) is None
+    assert guard.check("x = 1", OK) is None
+    assert guard.check("print(42)", printed) is None
+    assert guard.check("print(42)", printed) == (
+        "loop: the same code ran 3 times with the same output"
+    )
+
+
+@pytest.mark.parametrize(
+    ("code", "defined"),
+    [
+        ("def f(x):\n    return x\nclass C:\n    pass", ["f()", "C()"]),
+        ("from typing import List\nasync def g(): ...", ["g()"]),
+        ("def f(x):\n    return x\nprint(f(2))", []),
+        ("def f(x):\n    return x\nvalue = f(2)", []),
+        ("x = 1", []),
+        ("def broken(:", []),
+    ],
+)
+def test_code_that_only_defines_is_named(code, defined):
+    assert defined_only(code) == defined
+
+
+def test_a_silent_run_of_definitions_says_to_call_them():
+    text = result_message(ExecuteResult(success=True), "def add(a, b):\n    return a + b")[
+        "content"
+    ]
+    assert "It defined add(): a definition prints nothing." in text
+    assert "e.g. print(add(...))" in text
+    again = result_message(ExecuteResult(success=True), "x = 1", repeated=True)["content"]
+    assert "you already ran this same code, and it did the same" in again
+
+
 def test_a_result_message_for_silence_timeouts_and_floods():
     assert (
         describe_result(ExecuteResult(success=True))
@@ -103,7 +145,7 @@ def test_a_result_message_for_silence_timeouts_and_floods():
     text = describe_result(flood)
     assert len(text) < OUTPUT_LIMIT + 100 and text.startswith("line 0\nline 1")
     assert "characters cut] ..." in text and text.endswith("line 4999")
-    message = result_message(OK)
+    message = result_message(OK, "1 + 1")
     assert message == {"role": "user", "content": "EXECUTION_RESULT: Result: 2"}
 
 

@@ -26,6 +26,7 @@ from tui_agent.agents.codeact_history import codeact_history
 from tui_agent.agents.codeact_prompts import (
     assistant_message,
     offer_messages,
+    offer_text,
     result_message,
     skipped_message,
     system_message,
@@ -202,9 +203,23 @@ class _CodeActLoop(StepLoop):
             self.remember_run(RestoreRun(step, code, flag_of(code, self.network)))
         self.working_code = code if result.success else None
         self.offered = self.offered and result.success
-        repeated = not result.success and self.guard.failed_before(code)
-        self.messages.append(result_message(result, edited, repeated=repeated))
-        self.check_progress(code, result)
+        if result.success:
+            repeated = self.guard.ran_before(code, result)
+        else:
+            repeated = self.guard.failed_before(code)
+        message = result_message(result, code, edited, repeated=repeated)
+        reason = self.guard.check(code, result)
+        if reason and result.success and not self.offered:
+            yield Log(
+                level="warning",
+                message=f"step {step}: {reason}; the model is offered this code as the answer",
+            )
+            self.offered = True
+            message["content"] += "\n\n" + offer_text(reason.removeprefix("loop: "), code)
+            reason = None
+        self.messages.append(message)
+        if reason:
+            self.stop_looping(reason)
 
 
 def _invalid_note(step: int, invalid: InvalidReply) -> str:

@@ -62,7 +62,8 @@ class _History:
             self._action(event.step)
             first = self.proposed[event.step].code
             edited = self.ran[event.step] if self.ran[event.step] != first else None
-            self.messages.append(result_message(ExecuteResult.from_event(event), edited))
+            result = ExecuteResult.from_event(event)
+            self.messages.append(result_message(result, self.ran[event.step], edited))
             self.pending = None
         elif isinstance(event, FinalAnswer):
             self.flush()

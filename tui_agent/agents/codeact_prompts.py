@@ -8,6 +8,7 @@ after the first turn. A user message is accepted everywhere.
 
 from __future__ import annotations
 
+import ast
 import json
 from typing import Any
 
@@ -52,21 +53,40 @@ NOTHING_PRINTED = "the code ran without error and printed nothing."
 ANSWER_OR_PRINT = (
     " If it does what the task asks, give your answer (provide_answer); print a value to see it."
 )
+SAME_AGAIN = (
+    "\n\nNote: you already ran this same code, and it did the same. Running it again tells "
+    "you nothing new: test it (print a call on an example) or give your answer "
+    "(provide_answer)."
+)
+FAILED_AGAIN = (
+    "\n\nNote: this is the same code that already failed, and it failed again. Do not "
+    "send it again: change the code to fix the error above."
+)
 
 
 def result_message(
-    result: ExecuteResult, edited_code: str | None = None, *, repeated: bool = False
+    result: ExecuteResult,
+    code: str,
+    edited_code: str | None = None,
+    *,
+    repeated: bool = False,
 ) -> Message:
-    """`EXECUTION_RESULT: ...` for a finished run; `edited_code` is the code the user ran
-    instead of the proposed one; `repeated` says the same code had already failed."""
+    """`EXECUTION_RESULT: ...` for a finished run of `code`; `edited_code` is the code the
+    user ran instead of the proposed one; `repeated` says the same code already ran with
+    the same outcome (failed, or succeeded with the same output)."""
     body = describe_result(result)
     if body == NOTHING_PRINTED:
-        body += ANSWER_OR_PRINT
+        defined = defined_only(code)
+        if defined:
+            body += (
+                f" It defined {', '.join(defined)}: a definition prints nothing. To test it, "
+                f"call it on an example and print the result, e.g. print({defined[0][:-2]}(...))."
+                " If it does what the task asks, give your answer (provide_answer)."
+            )
+        else:
+            body += ANSWER_OR_PRINT
     if repeated:
-        body += (
-            "\n\nNote: this is the same code that already failed, and it failed again. Do not "
-            "send it again: change the code to fix the error above."
-        )
+        body += SAME_AGAIN if result.success else FAILED_AGAIN
     if edited_code is not None:
         body += (
             "\n\nNote: the user edited your code before it ran. The code that ran:\n"
@@ -82,6 +102,29 @@ def skipped_message() -> Message:
         "content": RESULT_PREFIX + "not run: the user skipped this code. Propose something "
         "else, or give your answer if you already have it.",
     }
+
+
+def defined_only(code: str) -> list[str]:
+    """The functions and classes `code` defines (as `name()`), when it defines some and
+    calls nothing at its top level; else none."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return []
+    names = [
+        f"{node.name}()"
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    ]
+    calls = any(
+        isinstance(node, ast.Expr | ast.Assign | ast.AugAssign) and _calls(node)
+        for node in tree.body
+    )
+    return [] if calls else names
+
+
+def _calls(node: ast.AST) -> bool:
+    return any(isinstance(child, ast.Call) for child in ast.walk(node))
 
 
 def describe_result(result: ExecuteResult) -> str:
@@ -147,11 +190,20 @@ def offer_messages(outcome: ActionOutcome, working_code: str) -> list[Message]:
         {"role": "assistant", "content": echoed(reply) or "(empty reply)"},
         {
             "role": "user",
-            "content": f"Your replies could not be used ({outcome.error}). This code of yours "
-            f"ran without error:\n```python\n{working_code.rstrip()}\n```\n"
-            "If it does what the task asks, reply exactly "
-            '{"thought": "...", "action": "provide_answer", "final_answer": "your answer"}. '
-            'Otherwise reply {"thought": "...", "action": "execute_code", "code": "the '
-            'complete Python code"}. One JSON object, no other text.',
+            "content": f"Your replies could not be used ({outcome.error}). "
+            + offer_text(None, working_code),
         },
     ]
+
+
+def offer_text(why: str | None, working_code: str) -> str:
+    """The offer to answer with `working_code`, which ran without error, or to send new
+    code, in the two exact forms; `why` says what led to it."""
+    lead = f"Stop repeating yourself: {why}. " if why else ""
+    return (
+        f"{lead}This code of yours ran without error:\n```python\n{working_code.rstrip()}\n```\n"
+        "If it does what the task asks, reply exactly "
+        '{"thought": "...", "action": "provide_answer", "final_answer": "your answer"}. '
+        'Otherwise reply {"thought": "...", "action": "execute_code", "code": "the '
+        'complete Python code"}. One JSON object, no other text.'
+    )

@@ -1,8 +1,9 @@
-"""Loop detection: stop an agent that keeps running the same failing code or hitting one error.
+"""Loop detection: stop an agent that keeps running the same code or hitting one error.
 
-Two rules, checked after every run: the same code fails `repeats` times (the model is not
-changing its approach; `failed_before` lets the agent tell it so at the first repeat), or the
-same error (type and message) ends `repeats` runs in a row.
+Three rules, checked after every run: the same code fails `repeats` times (the model is not
+changing its approach; `failed_before` lets the agent tell it so at the first repeat), the
+same code runs `repeats` times with the same output (`ran_before`: nothing new is learnt), or
+the same error (type and message) ends `repeats` runs in a row.
 """
 
 from __future__ import annotations
@@ -18,6 +19,12 @@ SIGNATURE_LIMIT = 160
 def normalized(code: str) -> str:
     """`code` without trailing spaces and blank lines, so cosmetic edits do not count."""
     return "\n".join(line.rstrip() for line in code.splitlines() if line.strip())
+
+
+def output_signature(result: ExecuteResult) -> str:
+    """What a successful run showed: its printed lines and its value."""
+    lines = "\n".join(f"{line.stream}:{line.text}" for line in result.logs)
+    return f"{lines}\n{result.result!r}"
 
 
 def error_signature(result: ExecuteResult) -> str:
@@ -38,16 +45,25 @@ class LoopGuard:
             raise ValueError("repeats must be at least 2")
         self.repeats = repeats
         self._failed_code: Counter[str] = Counter()
+        self._same_runs: Counter[tuple[str, str]] = Counter()
         self._streak: list[str] = []
 
     def failed_before(self, code: str) -> bool:
         """`code` (give or take blank lines and trailing spaces) already failed in this run."""
         return normalized(code) in self._failed_code
 
+    def ran_before(self, code: str, result: ExecuteResult) -> bool:
+        """`code` already ran in this run without error and showed the same output."""
+        return (normalized(code), output_signature(result)) in self._same_runs
+
     def check(self, code: str, result: ExecuteResult) -> str | None:
         """None while the agent makes progress, else why it is going round in circles."""
         if result.success:
             self._streak.clear()
+            run = (normalized(code), output_signature(result))
+            self._same_runs[run] += 1
+            if self._same_runs[run] >= self.repeats:
+                return f"loop: the same code ran {self.repeats} times with the same output"
             return None
         signature = error_signature(result)
         key = normalized(code)

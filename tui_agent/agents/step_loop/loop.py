@@ -558,7 +558,11 @@ class StepLoop(ABC):
         """Show the loop guard a run of `code`: going round in circles stops the run."""
         reason = self.guard.check(code, result)
         if reason:
-            self.halt("stopped", reason, f"stopped after step {self.step}: {reason}")
+            self.stop_looping(reason)
+
+    def stop_looping(self, reason: str) -> None:
+        """Stop the run for the loop guard's `reason`."""
+        self.halt("stopped", reason, f"stopped after step {self.step}: {reason}")
 
     async def _guarded(
         self, events: AsyncGenerator[Event, None], *, overflow: bool = False

@@ -355,7 +355,11 @@ class _ToolcodeLoop(StepLoop):
 
     def _check_loop(self, code: str, finished: ExecutionFinished) -> None:
         outcome = ExecuteResult(
-            success=finished.success, error=finished.error, killed_reason=finished.killed_reason
+            success=finished.success,
+            error=finished.error,
+            killed_reason=finished.killed_reason,
+            logs=finished.logs,
+            result=finished.result,
         )
         self.check_progress(code, outcome)
 
