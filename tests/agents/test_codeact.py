@@ -263,6 +263,33 @@ async def test_the_same_silent_code_a_third_time_is_offered_as_the_answer(
     assert len(offers) == 1
 
 
+async def test_code_that_already_ran_sent_again_with_an_answer_is_the_answer(
+    server: ScriptedModel, settings: Settings
+):
+    """Seen from Qwen2.5-Coder-1.5B: each reply holds the code and a final_answer; the second
+    sends the code that already ran: it is answering, not asking for a run."""
+    defines = "def add(a, b):\n    return a + b"
+    note = "add(a, b) returns the sum."
+    server.push(
+        reply("Define it.", "execute_code", code=defines, final_answer=note),
+        reply("It works.", "debug_error", code=defines + "\n", final_answer=note),
+    )
+    session = await run(settings)
+    assert (session.state.status, session.state.final_answer) == ("completed", note)
+    assert len(session.of(ExecutionFinished)) == 1 and len(server.requests) == 2
+    assert any("already ran without error, with an answer" in e.message for e in session.of(Log))
+
+
+async def test_new_code_with_an_answer_runs_first(server: ScriptedModel, settings: Settings):
+    server.push(
+        reply("Try.", "execute_code", code="print(6 * 7)", final_answer="It is 41."),
+        answer("It is 42."),
+    )
+    session = await run(settings)
+    assert session.state.final_answer == "It is 42."
+    assert len(session.of(ExecutionFinished)) == 1
+
+
 async def test_the_same_silent_code_after_the_offer_stops_the_run(
     server: ScriptedModel, settings: Settings
 ):

@@ -95,18 +95,38 @@ async def test_top_level_await_works(sandbox):
     assert result.result == 42
 
 
-async def test_annotations_are_not_evaluated(sandbox):
+async def test_typing_names_a_hint_uses_without_importing_them_are_lent(sandbox):
     """Small models hint with typing names they never import: no NameError for a hint."""
     code = """
         def pairs(numbers: List[float], limit: Optional[int] = None) -> Dict[str, float]:
             return {str(n): n for n in numbers[:limit]}
         class Point:
-            x: Undefined
+            x: Any
         print(pairs([1.5, 2.5], 1), pairs.__annotations__["numbers"])
     """
     result = await run(sandbox, code)
     assert result.success, result.error
-    assert pairs(result) == [("stdout", "{'1.5': 1.5} List[float]")]
+    assert pairs(result) == [("stdout", "{'1.5': 1.5} typing.List[float]")]
+
+
+async def test_a_hint_naming_nothing_known_still_fails_and_own_names_win(sandbox):
+    unknown = await run(sandbox, "def f(x: Undefined) -> None:\n    pass")
+    assert not unknown.success and unknown.error.type == "NameError"
+    own = await run(
+        sandbox, "List = list\ndef f(x: List) -> List:\n    return x\nprint(f.__annotations__)"
+    )
+    assert own.success, own.error
+    assert pairs(own) == [("stdout", "{'x': <class 'list'>, 'return': <class 'list'>}")]
+
+
+async def test_dataclasses_in_code_that_execs_code_still_work(sandbox):
+    code = """
+        source = "import dataclasses\\n@dataclasses.dataclass\\nclass P:\\n    x: int\\nprint(P(1))"
+        exec(compile(source, "<inner>", "exec"), {"__name__": "not_a_module"})
+    """
+    result = await run(sandbox, code)
+    assert result.success, result.error
+    assert pairs(result) == [("stdout", "P(x=1)")]
 
 
 async def test_globals_persist_between_runs(sandbox):

@@ -150,6 +150,14 @@ class _CodeActLoop(StepLoop):
             yield FinalAnswer(step=step, text=action.final_answer or "")
             self.halt("completed", None)
             return
+        if action.final_answer and self.guard.succeeded_before(action.code or ""):
+            yield Log(
+                message=f"step {step}: the reply sent code that already ran without error, "
+                "with an answer: the answer is taken"
+            )
+            yield FinalAnswer(step=step, text=action.final_answer)
+            self.halt("completed", None)
+            return
         async for event in self._act(step, action):
             yield event
 

@@ -52,6 +52,11 @@ class LoopGuard:
         """`code` (give or take blank lines and trailing spaces) already failed in this run."""
         return normalized(code) in self._failed_code
 
+    def succeeded_before(self, code: str) -> bool:
+        """`code` already ran in this run without error."""
+        key = normalized(code)
+        return any(ran == key for ran, _ in self._same_runs)
+
     def ran_before(self, code: str, result: ExecuteResult) -> bool:
         """`code` already ran in this run without error and showed the same output."""
         return (normalized(code), output_signature(result)) in self._same_runs

@@ -525,8 +525,11 @@ def _normalize(data: dict[str, Any], repairs: list[str]) -> dict[str, Any]:
     action = result.get("action") if isinstance(result.get("action"), str) else None
     if action == "provide_answer" and result.pop("code", None) is not None:
         repairs.append("dropped code from provide_answer")
-    if action in CODE_ACTIONS and result.pop("final_answer", None) is not None:
-        repairs.append(f"dropped final_answer from {action}")
+    if action in CODE_ACTIONS and "final_answer" in result:
+        answer = result.pop("final_answer")
+        if isinstance(answer, str) and answer.strip():  # small models answer beside the code
+            result["final_answer"] = answer
+            repairs.append(f"kept final_answer beside the code of {action}")
     return result
 
 

@@ -25,12 +25,10 @@ gets no network for them, only this channel.
 Globals persist between runs. A run's value is what its ``main`` (or the named entrypoint)
 returns when the code defines it and does not call it itself (called with ``args``, awaited if
 a coroutine), else the variable ``result`` when the code uses it, else the value of a final
-expression. Top-level ``await`` works. Annotations are not evaluated when defined (as
-``from __future__ import annotations``, and Python 3.14, do): a hint naming ``List`` with no
-``from typing import List`` is no error. Processes a run leaves behind are stopped when it ends.
+expression. Top-level ``await`` works. A type hint naming one of ``typing``'s names the code
+never imports or defines (``List`` with no ``from typing import List``) gets it from ``typing``
+rather than failing. Processes a run leaves behind are stopped when it ends.
 """
-
-import __future__
 
 import ast
 import builtins
@@ -65,11 +63,6 @@ CODE_PREFIX = "<code-"
 CO_COROUTINE = 0x80
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
-
-
-_COMPILE_FLAGS = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT | __future__.annotations.compiler_flag
-"""Top-level await, and annotations kept as strings (small models hint with typing names they
-never import; the hint is documentation, never a reason for the code to fail)."""
 
 
 class CPULimitExceeded(Exception):
@@ -463,6 +456,7 @@ class Kernel:
         entrypoint = request.get("entrypoint") or "main"
         tree = ast.parse(code, filename)
         bound, loaded = _top_level_names(tree)
+        self._lend_typing_names(tree)
         uses_result = "result" in bound | loaded or any(
             isinstance(node, ast.Global) and "result" in node.names for node in ast.walk(tree)
         )
@@ -472,7 +466,9 @@ class Kernel:
             target = ast.Name(id=LAST_VALUE, ctx=ast.Store())
             tree.body[-1] = ast.copy_location(ast.Assign(targets=[target], value=last.value), last)
             ast.fix_missing_locations(tree)
-        compiled = compile(tree, filename, "exec", flags=_COMPILE_FLAGS, dont_inherit=True)
+        compiled = compile(
+            tree, filename, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True
+        )
         linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
         namespace = self.namespace
         if request.get("context") is not None or "context" not in namespace:
@@ -491,6 +487,36 @@ class Kernel:
         if uses_result and "result" in namespace:
             return namespace["result"]
         return last_value
+
+    def _lend_typing_names(self, tree):
+        """Bind the `typing` names the code's annotations use and nothing defines (small
+        models hint with List or Optional and forget the import; the hint is no reason to
+        fail)."""
+        used = set()
+        for node in ast.walk(tree):
+            hints = []
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                arguments = node.args
+                every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+                every += [arg for arg in (arguments.vararg, arguments.kwarg) if arg]
+                hints = [arg.annotation for arg in every if arg.annotation] + [node.returns]
+            elif isinstance(node, ast.AnnAssign):
+                hints = [node.annotation]
+            for hint in hints:
+                if hint is not None:
+                    used.update(n.id for n in ast.walk(hint) if isinstance(n, ast.Name))
+        defined = _all_bound_names(tree)
+        missing = [
+            name
+            for name in used
+            if name not in self.namespace and name not in defined and not hasattr(builtins, name)
+        ]
+        if missing:
+            import typing
+
+            for name in missing:
+                if name in typing.__all__:
+                    self.namespace[name] = getattr(typing, name)
 
     def _wait(self, awaitable):
         """Run `awaitable` to its end on the kernel's event loop (kept between runs)."""
@@ -596,6 +622,19 @@ def _top_level_names(tree):
             bound.add((node.asname or node.name).split(".")[0])
         stack.extend(ast.iter_child_nodes(node))
     return bound, loaded
+
+
+def _all_bound_names(tree):
+    """Every name the code binds anywhere: assigned, imported, defined, or a parameter."""
+    bound = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).split(".")[0])
+    return bound
 
 
 def _clean(value, path, problems, depth, active):
