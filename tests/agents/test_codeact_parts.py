@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tui_agent.agents.approval import Decision, decision_for
 from tui_agent.agents.budget import FIRST_REPLY_TOKENS, Budget
+from tui_agent.agents.codeact_history import codeact_history
 from tui_agent.agents.codeact_prompts import (
     OUTPUT_LIMIT,
     TRACEBACK_LINES,
+    USER_EDITED,
     defined_only,
     describe_result,
     result_message,
@@ -16,7 +20,16 @@ from tui_agent.agents.codeact_prompts import (
 )
 from tui_agent.agents.loop_guard import LoopGuard, error_signature
 from tui_agent.cli.approval import TerminalApprover
-from tui_agent.events import ErrorInfo, LLMCall, LogLine
+from tui_agent.events import (
+    CodeProposed,
+    ErrorInfo,
+    ExecutionFinished,
+    LLMCall,
+    Log,
+    LogLine,
+    SessionStarted,
+    Thought,
+)
 from tui_agent.formatting import session_title
 from tui_agent.llm.cost import price
 from tui_agent.sandbox.wire import ExecuteResult
@@ -194,3 +207,31 @@ def test_the_terminal_approver_edits_in_the_users_editor(monkeypatch: pytest.Mon
 def test_session_titles_are_one_short_line():
     assert session_title("  add\n  two numbers ") == "add two numbers"
     assert len(session_title("x" * 200)) == 80
+
+
+def _history_of(*middle) -> list[dict]:
+    events = [
+        SessionStarted(kind="code", title="t", params={"task": "Print one."}),
+        Thought(step=1, text="Print it."),
+        CodeProposed(step=1, code="python\nprint(1)"),  # streamed as the model wrote it
+        Log(message="step 1: reply read as: removed a stray 'python' line"),
+        CodeProposed(step=1, code="print(1)"),  # the parser's repair
+        *middle,
+        ExecutionFinished(step=1, success=True, logs=[LogLine(stream="stdout", text="1")]),
+    ]
+    return codeact_history(events, network=False)
+
+
+def test_a_rebuilt_history_shows_the_repaired_code_as_the_models_own():
+    history = _history_of()
+    assert json.loads(history[2]["content"])["code"] == "print(1)"
+    assert "the user edited" not in history[3]["content"]
+
+
+def test_a_rebuilt_history_tells_the_model_of_the_users_edit():
+    history = _history_of(
+        Log(message=f"step 1: {USER_EDITED}"), CodeProposed(step=1, code="print(2)")
+    )
+    assert json.loads(history[2]["content"])["code"] == "print(1)"
+    assert "the user edited your code before it ran" in history[3]["content"]
+    assert "print(2)" in history[3]["content"]

@@ -24,6 +24,7 @@ from tui_agent.agents.action_turn import stream_turn
 from tui_agent.agents.approval import Approver
 from tui_agent.agents.codeact_history import codeact_history
 from tui_agent.agents.codeact_prompts import (
+    USER_EDITED,
     assistant_message,
     offer_messages,
     offer_text,
@@ -197,7 +198,7 @@ class _CodeActLoop(StepLoop):
                 return
             if decision.kind == "edit" and decision.code is not None:
                 edited = code = decision.code
-                yield Log(message=f"step {step}: the user edited the code before it ran")
+                yield Log(message=f"step {step}: {USER_EDITED}")
                 yield CodeProposed(step=step, code=code, action=action.action)
         await self.sandbox_started
         run = StepRun(self.sandbox, ExecuteRequest(code=code, timeout=self.limits.timeout), step)

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from tui_agent.agents.codeact_prompts import (
     RESULT_PREFIX,
+    USER_EDITED,
     assistant_message,
     result_message,
     system_message,
@@ -19,6 +20,7 @@ from tui_agent.events import (
     Event,
     ExecutionFinished,
     FinalAnswer,
+    Log,
     SessionStarted,
     Thought,
     UserMessage,
@@ -44,6 +46,8 @@ class _History:
         self.thoughts: dict[int, str] = {}
         self.proposed: dict[int, CodeProposed] = {}
         self.ran: dict[int, str] = {}
+        self.edited: set[int] = set()
+        """Steps whose code the user edited before it ran."""
         self.pending: int | None = None
         """A step whose code was proposed and has no result yet."""
 
@@ -55,9 +59,12 @@ class _History:
         elif isinstance(event, CodeProposed):
             if self.pending is not None and self.pending != event.step:
                 self.flush()
-            self.proposed.setdefault(event.step, event)
+            if event.step not in self.edited:  # the model's, or the parser's repair of it
+                self.proposed[event.step] = event
             self.ran[event.step] = event.code
             self.pending = event.step
+        elif isinstance(event, Log) and event.message.endswith(USER_EDITED):
+            self.edited.add(self.pending or 0)
         elif isinstance(event, ExecutionFinished) and event.step in self.proposed:
             self._action(event.step)
             first = self.proposed[event.step].code

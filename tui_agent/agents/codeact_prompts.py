@@ -49,6 +49,10 @@ def assistant_message(action_json: str) -> Message:
     return {"role": "assistant", "content": action_json}
 
 
+USER_EDITED = "the user edited the code before it ran"
+"""The Log line (after "step N: ") that marks a CodeProposed as the user's edit, not the
+model's proposal (which is proposed again when the parser repaired it)."""
+
 NOTHING_PRINTED = "the code ran without error and printed nothing."
 ANSWER_OR_PRINT = (
     " If it does what the task asks, give your answer (provide_answer); print a value to see it."
