@@ -138,3 +138,25 @@ def test_the_reask_names_both_forms_and_shows_the_last_working_code():
     assert '"action": "provide_answer", "final_answer": "your answer"' in message
     assert "```python\ndef f():\n    return 42\n```" in message
     assert "last code" not in repair_message("the reply held no action")
+
+
+def test_a_line_break_json_decoded_inside_a_python_string_is_read_as_an_escape():
+    """The model meant Python's '\\n' but wrote JSON's "\\n": decoded, the string is cut."""
+    reply = '{"thought": "t", "action": "execute_code", "code": "print(\'a b\'.split(\'\\n\'))"}'
+    parsed = parse_action(reply)
+    assert parsed.action.code == "print('a b'.split('\\n'))"
+    assert any("string literals as \\n" in repair for repair in parsed.repairs)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "print('fine')\nprint(2)",
+        'x = "never closed\nprint(x)',  # no break makes it compile: left as written
+        "def f(:\n    pass",  # another syntax error: left for the run to report
+        'doc = """spans\nlines"""',
+    ],
+)
+def test_code_that_compiles_or_fails_otherwise_is_left_alone(code):
+    parsed = parse_action(json.dumps({"thought": "t", "action": "execute_code", "code": code}))
+    assert parsed.action.code == code

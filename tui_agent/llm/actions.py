@@ -581,7 +581,40 @@ def clean_code(code: str) -> tuple[str, list[str]]:
     if newline and first.strip().lower() in _PYTHON_LABELS and rest.strip():
         code = rest
         repairs.append(f"removed a stray {first.strip()!r} line (a fence label) from the code")
+    escaped = _newlines_escaped_in_strings(code)
+    if escaped is not None:
+        code = escaped
+        repairs.append("read line breaks inside string literals as \\n (JSON had unescaped them)")
     return code, repairs
+
+
+_MAX_ESCAPES = 50
+
+
+def _newlines_escaped_in_strings(code: str) -> str | None:
+    """`code` with each line break that cuts a one-line string literal written as ``\\n``, when
+    that is what keeps it from compiling: a model that writes ``'\\n'`` in Python inside a JSON
+    string as ``"\\n"`` gets a real line break once the JSON is decoded. None when the code
+    compiles as it is, or fails for another reason."""
+    lines = code.split("\n")
+    for _ in range(_MAX_ESCAPES):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                compile("\n".join(lines), "<code>", "exec", dont_inherit=True)
+        except SyntaxError as exc:
+            cut = exc.lineno
+            if "unterminated string literal" not in str(exc.msg) or cut is None:
+                return None
+            if cut >= len(lines):
+                return None
+            lines[cut - 1 : cut + 1] = [lines[cut - 1] + "\\n" + lines[cut]]
+            continue
+        except (ValueError, MemoryError, RecursionError):
+            return None
+        joined = "\n".join(lines)
+        return joined if joined != code else None
+    return None
 
 
 def _describe_validation(exc: ValidationError) -> str:
