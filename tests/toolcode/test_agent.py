@@ -244,3 +244,14 @@ async def test_a_server_ignoring_tools_has_the_program_written_as_text_run(
     assert state.steps[1].thought == "One program."
     [said] = [e.message for e in of(events, Log) if "text protocol" in e.message]
     assert "ignored the tools" in said
+
+
+async def test_the_text_protocol_reads_a_call_written_as_json_too(server, settings, shop_config):
+    """Seen from Qwen2.5-Coder-1.5B after the fall back: calls in a ```json block, no CALL."""
+    call = json.dumps({"name": "write_code", "arguments": {"code": PROGRAM, "args": ["kitchen"]}})
+    server.push(text(f"```json\n{call}\n```"), text(ANSWER))
+    state, events = await record(settings, shop_config, tool_protocol="text")
+    assert state.final_answer == ANSWER
+    [ran] = of(events, ExecutionFinished)
+    assert ran.success and ran.logs[0].text == "Kettle: 24.50 EUR"
+    assert server.requests[1].messages[-1]["content"].startswith("RESULT write_code")

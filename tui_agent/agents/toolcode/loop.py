@@ -245,9 +245,10 @@ class _ToolcodeLoop(StepLoop):
         calls, prose = read_calls(
             reply, TOOL_SPECS, use_tools=self.tools.native, prefix=f"turn{self.replies}"
         )
-        written = self._calls_as_text(reply) if not calls and self.tools.native else None
-        if written is not None:  # the server ignored the tools: the calls are in the text
-            yield self._fall_back(IGNORED)
+        written = self._calls_as_text(reply) if not calls and not reply.tool_calls else None
+        if written is not None:  # calls written as JSON in the text, not as CALL lines
+            if self.tools.native:  # the server ignored the tools
+                yield self._fall_back(IGNORED)
             calls, prose = written
         elif calls and not reply.tool_calls:  # the text protocol: the program is no prose
             prose = parse_text_calls(_FENCED.sub("", reply.text), TOOL_SPECS).prose
