@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tui_agent.llm.client import Message, Reply
-from tui_agent.llm.text_calls import Spec, parse_text_calls, result_block
+from tui_agent.llm.text_calls import Spec, TextCall, parse_text_calls, result_block
 
 
 @dataclass(frozen=True)
@@ -54,11 +54,16 @@ def read_calls(
     if use_tools or reply.tool_calls:
         return native_calls(reply, prefix), reply.text.strip()
     turn = parse_text_calls(reply.text, specs)
-    calls = [
-        ModelCall(f"{prefix}_{index}", call.name, call.arguments, call.raw, call.error)
-        for index, call in enumerate(turn.calls)
-    ]
+    calls = text_model_calls(turn.calls, prefix)
     return calls, turn.prose if calls else reply.text.strip()
+
+
+def text_model_calls(calls: Sequence[TextCall], prefix: str) -> list[ModelCall]:
+    """Calls written in a reply's text, as ModelCalls with ids `{prefix}_{index}`."""
+    return [
+        ModelCall(f"{prefix}_{index}", call.name, call.arguments, call.raw, call.error)
+        for index, call in enumerate(calls)
+    ]
 
 
 def answer_messages(

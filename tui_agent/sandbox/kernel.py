@@ -505,6 +505,8 @@ class Kernel:
             for hint in hints:
                 if hint is not None:
                     used.update(n.id for n in ast.walk(hint) if isinstance(n, ast.Name))
+        if not used:
+            return
         defined = _all_bound_names(tree)
         missing = [
             name

@@ -31,7 +31,7 @@ from tui_agent.events import (
 )
 from tui_agent.llm import LLM, Message, Reply, ToolsUnsupported
 from tui_agent.llm.tool_fallback import IGNORED, REFUSED, ToolMode, calls_in_text
-from tui_agent.llm.tool_turns import ModelCall, answer_messages, read_calls
+from tui_agent.llm.tool_turns import ModelCall, answer_messages, read_calls, text_model_calls
 
 MAX_TOOL_CALLS = 6
 """Documentation lookups one generation may make; past it the model is told to write code."""
@@ -166,10 +166,7 @@ class Generation:
         if reply.tool_calls or "```" in reply.text:
             return []
         found = calls_in_text(reply.text, [SEARCH_DOCUMENTATION_TOOL]).calls
-        return [
-            ModelCall(f"doc_{self.lookups}_{index}", call.name, call.arguments, call.raw)
-            for index, call in enumerate(found)
-        ]
+        return text_model_calls(found, f"doc_{self.lookups}")
 
     def _fall_back(self, why: str) -> list[Log]:
         """Go over to CALL lines for the rest of the session: the system prompt says so."""

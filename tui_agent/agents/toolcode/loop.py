@@ -61,7 +61,7 @@ from tui_agent.events import (
 from tui_agent.llm import LLM, Message, Reply, ToolsUnsupported, clean_code
 from tui_agent.llm.text_calls import parse_text_calls
 from tui_agent.llm.tool_fallback import IGNORED, REFUSED, ToolMode, calls_in_text
-from tui_agent.llm.tool_turns import ModelCall, answer_messages, read_calls
+from tui_agent.llm.tool_turns import ModelCall, answer_messages, read_calls, text_model_calls
 from tui_agent.sandbox.base import Sandbox
 from tui_agent.sandbox.folders.hosted import HostedFolder, hosted_of
 from tui_agent.sandbox.wire import ExecuteResult
@@ -293,11 +293,7 @@ class _ToolcodeLoop(StepLoop):
         turn = calls_in_text(reply.text, TOOL_SPECS)
         if not turn.calls:
             return None
-        calls = [
-            ModelCall(f"turn{self.replies}_{index}", call.name, call.arguments, call.raw)
-            for index, call in enumerate(turn.calls)
-        ]
-        return calls, turn.prose
+        return text_model_calls(turn.calls, f"turn{self.replies}"), turn.prose
 
     async def _call(self, call: ModelCall, text: str) -> AsyncIterator[Event | str]:
         """One call of the model's: its events, then its answer (a str)."""

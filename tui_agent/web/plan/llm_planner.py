@@ -21,7 +21,7 @@ from tui_agent.llm.errors import ToolsUnsupported
 from tui_agent.llm.provider import tools_supported
 from tui_agent.llm.text_calls import parse_text_calls
 from tui_agent.llm.tool_fallback import IGNORED, REFUSED, ToolMode, calls_in_text
-from tui_agent.llm.tool_turns import ModelCall, answer_messages, native_calls
+from tui_agent.llm.tool_turns import ModelCall, answer_messages, native_calls, text_model_calls
 from tui_agent.web.phase import Phase
 from tui_agent.web.plan.outcome import PlanOutcome
 from tui_agent.web.plan.prompts import (
@@ -288,10 +288,7 @@ class StrategyPlanner:
         """The probes a reply with no native call writes as text (the server ignored the
         tools), and its prose."""
         turn = calls_in_text(reply.text, TOOL_SPECS)
-        calls = [
-            ModelCall(f"text_{self._turn}_{i}", c.name, c.arguments, c.raw)
-            for i, c in enumerate(turn.calls)
-        ]
+        calls = text_model_calls(turn.calls, f"text_{self._turn}")
         return calls, turn.prose if calls else _lead(reply.text)
 
     def _read(self, reply: Reply) -> tuple[list[ModelCall], str]:
@@ -303,11 +300,7 @@ class StrategyPlanner:
         turn = parse_text_calls(reply.text, TOOL_SPECS)
         if not turn.calls:
             return [], _lead(reply.text)
-        calls = [
-            ModelCall(f"text_{self._turn}_{i}", c.name, c.arguments, c.raw, c.error)
-            for i, c in enumerate(turn.calls)
-        ]
-        return calls, turn.prose
+        return text_model_calls(turn.calls, f"text_{self._turn}"), turn.prose
 
     async def _run_calls(self, reply: Reply, calls: list[ModelCall]) -> AsyncIterator[Event]:
         """Run the calls within the limit (each a ToolCall / ToolResult pair) and answer them."""
