@@ -17,6 +17,8 @@ APP_NAME = "tui-agent"
 IsolatedSandboxName = Literal["auto", "docker", "bubblewrap"]
 """The sandbox backends that isolate the code they run ("auto": docker, else bubblewrap)."""
 SandboxName = Literal[IsolatedSandboxName, "local"]
+ReplyFormChoice = Literal["auto", "json", "fenced"]
+"""How the CodeAct model writes its steps (llm/reply_forms.py); auto: by where the model runs."""
 
 
 def default_db_path() -> Path:
@@ -87,6 +89,9 @@ class Settings(BaseSettings):
     """Tokens per reply at most; None: the server's default."""
     top_p: float | None = Field(default=None, gt=0, le=1)
     """Nucleus sampling's probability mass; None: the server's default."""
+    reply_format: ReplyFormChoice = "auto"
+    """How the CodeAct model writes its steps: a JSON action, or a Thought: line and a
+    ```python block (fenced); auto: fenced for a model served by the user, else JSON."""
     mcp_config: Path | None = None
     """The MCP servers' config file of tool code sessions (TUI_AGENT_MCP_CONFIG)."""
 

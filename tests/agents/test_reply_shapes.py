@@ -42,7 +42,9 @@ def settings(tmp_path, server: ScriptedModel) -> Settings:
 
 
 async def codeact(settings: Settings):
-    launch = prepare(CodeRequest(task="What is six times seven?"), settings)
+    """A code session whose model is asked for JSON actions (the shapes here are JSON's)."""
+    request = CodeRequest(task="What is six times seven?", reply_format="json")
+    launch = prepare(request, settings)
     return await record(settings.db, launch.started, launch.events)
 
 

@@ -120,6 +120,8 @@ def test_a_codeact_report_has_its_steps_and_model_calls(tmp_path: Path) -> None:
             backend,
             "--workspace",
             str(tmp_path / "ws"),
+            "--reply-format",
+            "json",
             "--json",
         )
 

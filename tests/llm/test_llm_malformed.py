@@ -188,7 +188,7 @@ CORPUS = [
     case(
         "tool_call_instead_of_json",
         tool_calls(ToolCallReply("python", {"code": "1+1"})),
-        reask="the reply called a tool instead of answering with the JSON action",
+        reask="the reply called a tool instead of answering with an action",
     ),
     case(
         "unicode_and_raw_newlines",

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tui_agent.llm.actions import ActionParseError, parse_action, repair_message
+from tui_agent.llm import repair_message
+from tui_agent.llm.actions import ActionParseError, parse_action
 
 REAL_REPLIES = Path(__file__).parents[1] / "fixtures" / "real_replies"
 

@@ -111,7 +111,9 @@ SMALL_MODEL_SHAPES = (
 tests/fixtures/real_replies): JSON whose code starts with a stray `python` label line or sits
 in a ``` fence (code actions only), a ```python block never closed (code actions only), a
 <think> block before JSON with no thought, JSON with // and # comments, and `Thought:` /
-`Action:` / `Final answer:` lines with the code in a fence."""
+`Action:` / `Final answer:` lines with the code in a fence. And "fenced", the form small models
+are asked for (tui_agent/llm/reply_forms.py): a `Thought:` line and a ```python block, or a
+`Final answer:` line."""
 
 
 def shaped_reply(
@@ -123,7 +125,7 @@ def shaped_reply(
     final_answer: str | None = None,
     **options: Any,
 ) -> Reply:
-    """The same action in one of REPLY_SHAPES or SMALL_MODEL_SHAPES."""
+    """The same action in one of REPLY_SHAPES or SMALL_MODEL_SHAPES, or "fenced"."""
     fields = {"code": code, "final_answer": final_answer}
     if shape == "json":
         return action_reply(thought, action, **fields, **options)
@@ -151,6 +153,10 @@ def shaped_reply(
         lines.append(f'  "action": {json.dumps(action)}, # what to do')
         lines += [f'  "{k}": {json.dumps(v)},' for k, v in fields.items() if v is not None]
         return text("{\n" + "\n".join(lines).rstrip(",") + "\n}", **options)
+    if shape == "fenced":
+        if code is not None:
+            return text(f"Thought: {thought}\n```python\n{code}\n```\n", **options)
+        return text(f"Final answer: {final_answer}", **options)
     if shape == "labelled":
         body = f"Thought: {thought}\nAction: {action}\n"
         if code is not None:

@@ -7,6 +7,7 @@ from collections.abc import AsyncGenerator, Mapping
 
 from tui_agent.events import CodeProposed, Event, LLMCall, Log, Thought, ThoughtDelta
 from tui_agent.llm import (
+    JSON_FORM,
     LLM,
     Action,
     ActionOutcome,
@@ -14,6 +15,7 @@ from tui_agent.llm import (
     FieldDelta,
     InvalidReply,
     Message,
+    ReplyForm,
     stream_action,
 )
 
@@ -32,6 +34,7 @@ async def stream_turn(
     prose_answers: bool = False,
     needs_code: bool = False,
     last_code: str | None = None,
+    form: ReplyForm = JSON_FORM,
 ) -> AsyncGenerator[Event | InvalidReply | ActionOutcome, None]:
     """One reply as ThoughtDelta / Thought on `step`, CodeProposed as soon as the code's
     string closes (again if the validated action differs), the LLMCall records and the
@@ -41,7 +44,8 @@ async def stream_turn(
     what they are read as) code is proposed only under such an action, with its name; without,
     every code is proposed as EXECUTE. With `prose_answers` a reply that holds neither an
     action nor code is the final answer; with `needs_code` a reply with no code is re-asked;
-    a re-ask shows `last_code` (the last code that ran without error).
+    a re-ask shows `last_code` (the last code that ran without error); `form` is the reply
+    form asked for (reply_forms.py).
     How an accepted reply was repaired is logged.
     Closing the iteration closes the model's stream.
     """
@@ -57,6 +61,7 @@ async def stream_turn(
         prose_answers=prose_answers,
         needs_code=needs_code,
         last_code=last_code,
+        form=form,
     )
     async with contextlib.aclosing(turn):
         async for item in turn:

@@ -1,11 +1,12 @@
 """The CodeAct agent: think, run code in one stateful sandbox, read, repeat, answer.
 
-The conversation is the system prompt, the task, then per step the model's JSON action and
-an `EXECUTION_RESULT: ...` message, until the model gives its answer. Events, per step:
-ThoughtDelta as the thought streams, Thought when its string closes, CodeProposed as soon as
-the code's string closes (again if the validated action differs), LLMCall per call (re-asks
-included, each noted by a Log), ExecutionStarted, ExecutionOutput while the code prints,
-ExecutionFinished; FinalAnswer at the end. Results go back as user messages (see prompts.py).
+The conversation is the system prompt, the task, then per step the model's action (a JSON
+object, or a fenced block: llm/reply_forms.py) and an `EXECUTION_RESULT: ...` message, until the
+model gives its answer. Events, per step: ThoughtDelta as the thought streams, Thought when it
+is complete, CodeProposed as soon as the code is (again if the validated action differs),
+LLMCall per call (re-asks included, each noted by a Log), ExecutionStarted, ExecutionOutput
+while the code prints, ExecutionFinished; FinalAnswer at the end. Results go back as user
+messages (see prompts.py).
 
 The run stops, with its `stopped_reason`, at `max_steps`, before a call that would pass the
 budget ("budget"), when it goes round in circles ("loop: ..."), when the model gives no usable
@@ -53,7 +54,15 @@ from tui_agent.events import (
     LLMCall,
     Log,
 )
-from tui_agent.llm import LLM, Action, ActionOutcome, InvalidReply, Message
+from tui_agent.llm import (
+    JSON_FORM,
+    LLM,
+    Action,
+    ActionOutcome,
+    InvalidReply,
+    Message,
+    ReplyForm,
+)
 from tui_agent.sandbox.base import Sandbox
 from tui_agent.sandbox.wire import ExecuteRequest, ExecuteResult
 
@@ -77,13 +86,15 @@ def run_codeact(
     conversation: Conversation | None = None,
     make_model: ModelMaker | None = None,
     continuation: Continuation | None = None,
+    form: ReplyForm = JSON_FORM,
 ) -> AsyncIterator[Event]:
     """The agent's events, ending with SessionEnded. `sandbox` starts while the first reply
     streams and is closed before the end is reported (or when the run is cancelled); with an
     `approver`, every run waits for its decision. With a `conversation`, turns follow until
-    it ends; with a `continuation`, the session goes on from its stored events (step_loop/)."""
+    it ends; with a `continuation`, the session goes on from its stored events (step_loop/).
+    `form` is how the model is asked to reply (llm/reply_forms.py)."""
     limits = limits or StepLimits(timeout=DEFAULT_TIMEOUT)
-    loop = _CodeActLoop(task, llm, sandbox, limits, approver, network)
+    loop = _CodeActLoop(task, llm, sandbox, limits, approver, network, form)
     loop.conversation = conversation
     loop.make_model = make_model
     loop.continuation = continuation
@@ -101,18 +112,20 @@ class _CodeActLoop(StepLoop):
         limits: StepLimits,
         approver: Approver | None,
         network: bool,
+        form: ReplyForm,
     ) -> None:
         super().__init__(llm, sandbox, limits)
         self.approver = approver
         self.network = network
-        self.messages = [system_message(network), task_message(task)]
+        self.form = form
+        self.messages = [system_message(network, form), task_message(task)]
         self.working_code: str | None = None
         """The last code that ran, if it ran without error; shown to the model on a re-ask."""
         self.offered = False
         """Whether the model was already offered `working_code` as its answer."""
 
     def rebuild(self, events: Sequence[Event]) -> list[Message]:
-        return codeact_history(events, self.network)
+        return codeact_history(events, self.network, self.form)
 
     def restore_runs(self, events: Sequence[Event]) -> list[RestoreRun]:
         return successful_runs(events, self.network)
@@ -140,13 +153,13 @@ class _CodeActLoop(StepLoop):
                     "working code as the answer",
                 )
                 self.offered = True
-                self.messages += offer_messages(outcome, self.working_code)
+                self.messages += offer_messages(outcome, self.working_code, self.form)
                 return
             yield Error(message=f"step {step}: {outcome.error}", kind="invalid_reply")
             self.halt("failed", "invalid_reply")
             return
         action = outcome.action
-        self.messages.append(assistant_message(action.as_json()))
+        self.messages.append(assistant_message(self.form.render(action)))
         if action.action == "provide_answer":
             yield FinalAnswer(step=step, text=action.final_answer or "")
             self.halt("completed", None)
@@ -172,6 +185,7 @@ class _CodeActLoop(StepLoop):
             code_actions=CODE_ACTIONS,
             prose_answers=True,
             last_code=self.working_code,
+            form=self.form,
         )
         async with contextlib.aclosing(turn):
             async for item in turn:
@@ -216,7 +230,7 @@ class _CodeActLoop(StepLoop):
             repeated = self.guard.ran_before(code, result)
         else:
             repeated = self.guard.failed_before(code)
-        message = result_message(result, code, edited, repeated=repeated)
+        message = result_message(result, code, edited, repeated=repeated, form=self.form)
         reason = self.guard.check(code, result)
         if reason and result.success and not self.offered:
             yield Log(
@@ -224,7 +238,8 @@ class _CodeActLoop(StepLoop):
                 message=f"step {step}: {reason}; the model is offered this code as the answer",
             )
             self.offered = True
-            message["content"] += "\n\n" + offer_text(reason.removeprefix("loop: "), code)
+            why = reason.removeprefix("loop: ")
+            message["content"] += "\n\n" + offer_text(why, code, self.form)
             reason = None
         self.messages.append(message)
         if reason:

@@ -1,10 +1,9 @@
 """A CodeAct conversation rebuilt from its stored events, as the model had it: the system
-prompt, the task, per step the model's JSON action and the EXECUTION_RESULT it got, the user's
+prompt, the task, per step the model's action and the EXECUTION_RESULT it got, the user's
 messages where they came. What a continued or forked session starts from."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 from tui_agent.agents.codeact_prompts import (
@@ -25,15 +24,18 @@ from tui_agent.events import (
     Thought,
     UserMessage,
 )
-from tui_agent.llm import Message
+from tui_agent.llm import JSON_FORM, Action, ActionName, Message, ReplyForm
 from tui_agent.sandbox.wire import ExecuteResult
 
 NOT_RUN = RESULT_PREFIX + "not run (skipped or interrupted by the user)."
 
 
-def codeact_history(events: Sequence[Event], network: bool) -> list[Message]:
-    """The messages the model had after `events` (a CodeAct session's, in order)."""
-    history = _History(network)
+def codeact_history(
+    events: Sequence[Event], network: bool, form: ReplyForm = JSON_FORM
+) -> list[Message]:
+    """The messages the model had after `events` (a CodeAct session's, in order), its own
+    turns written in `form`."""
+    history = _History(network, form)
     for event in events:
         history.add(event)
     history.flush()
@@ -41,8 +43,9 @@ def codeact_history(events: Sequence[Event], network: bool) -> list[Message]:
 
 
 class _History:
-    def __init__(self, network: bool) -> None:
-        self.messages: list[Message] = [system_message(network)]
+    def __init__(self, network: bool, form: ReplyForm) -> None:
+        self.form = form
+        self.messages: list[Message] = [system_message(network, form)]
         self.thoughts: dict[int, str] = {}
         self.proposed: dict[int, CodeProposed] = {}
         self.ran: dict[int, str] = {}
@@ -70,16 +73,17 @@ class _History:
             first = self.proposed[event.step].code
             edited = self.ran[event.step] if self.ran[event.step] != first else None
             result = ExecuteResult.from_event(event)
-            self.messages.append(result_message(result, self.ran[event.step], edited))
+            message = result_message(result, self.ran[event.step], edited, form=self.form)
+            self.messages.append(message)
             self.pending = None
         elif isinstance(event, FinalAnswer):
             self.flush()
-            answer = {
-                "thought": self.thoughts.get(event.step, ""),
-                "action": "provide_answer",
-                "final_answer": event.text,
-            }
-            self.messages.append(assistant_message(json.dumps(answer, ensure_ascii=False)))
+            answer = Action.model_construct(
+                thought=self.thoughts.get(event.step, ""),
+                action="provide_answer",
+                final_answer=event.text,
+            )
+            self.messages.append(assistant_message(self.form.render(answer)))
         elif isinstance(event, UserMessage):
             self.flush()
             text = event.text
@@ -97,12 +101,11 @@ class _History:
 
     def _action(self, step: int) -> None:
         proposed = self.proposed[step]
-        action = {
-            "thought": self.thoughts.get(step, ""),
-            "action": proposed.action,
-            "code": proposed.code,
-        }
-        self.messages.append(assistant_message(json.dumps(action, ensure_ascii=False)))
+        name: ActionName = "debug_error" if proposed.action == "debug_error" else "execute_code"
+        action = Action.model_construct(
+            thought=self.thoughts.get(step, ""), action=name, code=proposed.code
+        )
+        self.messages.append(assistant_message(self.form.render(action)))
 
     def _user(self, text: str) -> None:
         last = self.messages[-1]

@@ -12,7 +12,7 @@ import ast
 import json
 from typing import Any
 
-from tui_agent.llm import ACTION_FORMAT, ActionOutcome, Message, echoed
+from tui_agent.llm import JSON_FORM, ActionOutcome, Message, ReplyForm, echoed
 from tui_agent.sandbox.wire import ExecuteResult
 
 RESULT_PREFIX = "EXECUTION_RESULT: "
@@ -27,26 +27,25 @@ Your code runs in a sandbox: a Python interpreter whose variables and imports pe
 runs, like a notebook. The working folder is /workspace. {network}
 Print what you need to see; the value of a final bare expression is reported too.
 After each run you get a message starting with "EXECUTION_RESULT:" holding what the code \
-printed, its error and traceback, or why it was stopped. Fix errors with debug_error. When \
-you know the answer, give it to the user with provide_answer.
+printed, its error and traceback, or why it was stopped. {loop_hint}
 {action_format}"""
 
 
-def system_message(network: bool) -> Message:
-    """The system prompt: the sandbox, the loop and the action format."""
+def system_message(network: bool, form: ReplyForm = JSON_FORM) -> Message:
+    """The system prompt: the sandbox, the loop and the reply form."""
     reach = "The sandbox can reach the network." if network else "The sandbox has no network."
-    return {
-        "role": "system",
-        "content": SYSTEM_PROMPT.format(network=reach, action_format=ACTION_FORMAT),
-    }
+    content = SYSTEM_PROMPT.format(
+        network=reach, loop_hint=form.loop_hint, action_format=form.instructions
+    )
+    return {"role": "system", "content": content}
 
 
 def task_message(task: str) -> Message:
     return {"role": "user", "content": task}
 
 
-def assistant_message(action_json: str) -> Message:
-    return {"role": "assistant", "content": action_json}
+def assistant_message(reply: str) -> Message:
+    return {"role": "assistant", "content": reply}
 
 
 USER_EDITED = "the user edited the code before it ran"
@@ -55,12 +54,12 @@ model's proposal (which is proposed again when the parser repaired it)."""
 
 NOTHING_PRINTED = "the code ran without error and printed nothing."
 ANSWER_OR_PRINT = (
-    " If it does what the task asks, give your answer (provide_answer); print a value to see it."
+    " If it does what the task asks, give your answer ({answer}); print a value to see it."
 )
 SAME_AGAIN = (
     "\n\nNote: you already ran this same code, and it did the same. Running it again tells "
     "you nothing new: test it (print a call on an example) or give your answer "
-    "(provide_answer)."
+    "({answer})."
 )
 FAILED_AGAIN = (
     "\n\nNote: this is the same code that already failed, and it failed again. Do not "
@@ -74,10 +73,12 @@ def result_message(
     edited_code: str | None = None,
     *,
     repeated: bool = False,
+    form: ReplyForm = JSON_FORM,
 ) -> Message:
     """`EXECUTION_RESULT: ...` for a finished run of `code`; `edited_code` is the code the
     user ran instead of the proposed one; `repeated` says the same code already ran with
-    the same outcome (failed, or succeeded with the same output)."""
+    the same outcome (failed, or succeeded with the same output); `form` names how to answer."""
+    answer = form.answer_hint
     body = describe_result(result)
     if body == NOTHING_PRINTED:
         defined = defined_only(code)
@@ -85,12 +86,12 @@ def result_message(
             body += (
                 f" It defined {', '.join(defined)}: a definition prints nothing. To test it, "
                 f"call it on an example and print the result, e.g. print({defined[0][:-2]}(...))."
-                " If it does what the task asks, give your answer (provide_answer)."
+                f" If it does what the task asks, give your answer ({answer})."
             )
         else:
-            body += ANSWER_OR_PRINT
+            body += ANSWER_OR_PRINT.format(answer=answer)
     if repeated:
-        body += SAME_AGAIN if result.success else FAILED_AGAIN
+        body += SAME_AGAIN.format(answer=answer) if result.success else FAILED_AGAIN
     if edited_code is not None:
         body += (
             "\n\nNote: the user edited your code before it ran. The code that ran:\n"
@@ -186,7 +187,9 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def offer_messages(outcome: ActionOutcome, working_code: str) -> list[Message]:
+def offer_messages(
+    outcome: ActionOutcome, working_code: str, form: ReplyForm = JSON_FORM
+) -> list[Message]:
     """After a turn with no usable reply: its last reply, then the offer to answer with the
     last code that ran without error (or to send new code), in the two exact forms."""
     reply = outcome.attempts[-1].reply if outcome.attempts else ""
@@ -195,19 +198,17 @@ def offer_messages(outcome: ActionOutcome, working_code: str) -> list[Message]:
         {
             "role": "user",
             "content": f"Your replies could not be used ({outcome.error}). "
-            + offer_text(None, working_code),
+            + offer_text(None, working_code, form),
         },
     ]
 
 
-def offer_text(why: str | None, working_code: str) -> str:
+def offer_text(why: str | None, working_code: str, form: ReplyForm = JSON_FORM) -> str:
     """The offer to answer with `working_code`, which ran without error, or to send new
-    code, in the two exact forms; `why` says what led to it."""
+    code, in the two exact forms of `form`; `why` says what led to it."""
     lead = f"Stop repeating yourself: {why}. " if why else ""
     return (
         f"{lead}This code of yours ran without error:\n```python\n{working_code.rstrip()}\n```\n"
-        "If it does what the task asks, reply exactly "
-        '{"thought": "...", "action": "provide_answer", "final_answer": "your answer"}. '
-        'Otherwise reply {"thought": "...", "action": "execute_code", "code": "the '
-        'complete Python code"}. One JSON object, no other text.'
+        f"If it does what the task asks, reply exactly {form.answer_form}. "
+        f"Otherwise reply {form.run_form}. {form.one_reply}"
     )

@@ -11,7 +11,6 @@ from tui_agent.llm.actions import (
     ParsedAction,
     clean_code,
     parse_action,
-    repair_message,
 )
 from tui_agent.llm.client import LLM, Message, Reply, ReplyStream, RetryPolicy, ToolCallRequest
 from tui_agent.llm.context import context_limit, count_tokens
@@ -27,6 +26,15 @@ from tui_agent.llm.errors import (
     UnknownModel,
 )
 from tui_agent.llm.incremental import FieldComplete, FieldDelta, IncrementalFields
+from tui_agent.llm.reply_forms import (
+    FENCED_FORM,
+    JSON_FORM,
+    ReplyForm,
+    ReplyFormChoice,
+    ReplyFormName,
+    repair_message,
+    reply_form,
+)
 from tui_agent.llm.turn import (
     ActionOutcome,
     ActionStreamItem,
@@ -39,6 +47,8 @@ from tui_agent.llm.turn import (
 
 __all__ = [
     "ACTION_FORMAT",
+    "FENCED_FORM",
+    "JSON_FORM",
     "LLM",
     "Action",
     "ActionName",
@@ -59,6 +69,9 @@ __all__ = [
     "ParsedAction",
     "ProviderUnavailable",
     "Reply",
+    "ReplyForm",
+    "ReplyFormChoice",
+    "ReplyFormName",
     "ReplyStream",
     "RetryPolicy",
     "ToolCallRequest",
@@ -73,5 +86,6 @@ __all__ = [
     "parse_action",
     "price_known",
     "repair_message",
+    "reply_form",
     "stream_action",
 ]

@@ -89,35 +89,23 @@ class ActionParseError(ValueError):
     """A reply that holds no usable action; the message is one line for the model to read."""
 
 
-def repair_message(error: str, last_code: str | None = None) -> str:
-    """The user message that re-asks the model after an unusable reply: what was wrong, the
-    two exact forms to send, and (`last_code`) the last code that ran without error."""
-    message = (
-        f"Your last reply could not be used: {error}. Reply again with exactly one JSON "
-        "object and no other text, one of:\n"
-        '{"thought": "...", "action": "execute_code", "code": "the complete Python code"}\n'
-        '{"thought": "...", "action": "provide_answer", "final_answer": "your answer"}\n'
-        '("debug_error" is execute_code after an error: it needs "code" too.)'
-    )
-    if last_code:
-        message += (
-            "\nThe last code you ran worked without error (what it defined still exists):\n"
-            f"```python\n{last_code.rstrip()}\n```\n"
-            "If it already does what the task asks, answer with provide_answer."
-        )
-    return message
-
-
 def parse_action(
-    text: str, *, finish_reason: str | None = None, prose_answers: bool = False
+    text: str,
+    *,
+    finish_reason: str | None = None,
+    prose_answers: bool = False,
+    fenced: bool = False,
 ) -> ParsedAction:
     """The action in a model reply; raises `ActionParseError` (one line) when there is none.
 
-    A JSON action wins; without one, the reply's Python code blocks are an `execute_code`
-    action (the prose around them its thought); without code either, `prose_answers` makes
-    the whole reply a `provide_answer`.
+    A JSON action wins; without one, labelled lines (`Thought:`, `Action:`, `Final answer:`)
+    with the code in a fenced block, else the reply's Python code blocks are an
+    `execute_code` action (the prose around them its thought); without code either,
+    `prose_answers` makes the whole reply a `provide_answer`. `fenced` says the model was
+    asked for that form (reply_forms.py): reading a reply so is then no repair to note.
     """
     repairs: list[str] = []
+    notes = _FormNotes(repairs, fenced)
     text, reasoning = _without_reasoning(text, repairs)
     if not text.strip():
         raise ActionParseError(
@@ -143,9 +131,9 @@ def parse_action(
     except ActionParseError as no_action:
         labelled = _labelled_fields(outside_code, blocks)
         if labelled is None:
-            return _without_json(text, blocks, no_action, prose_answers, repairs)
+            return _without_json(text, blocks, no_action, prose_answers, notes)
         data = labelled
-        repairs.append("read the action from labelled lines (no JSON)")
+        notes.add("read the action from labelled lines (no JSON)")
     if reasoning and not str(data.get("thought") or "").strip():
         data = {**data, "thought": reasoning}
         repairs.append("took the <think> block as the thought")
@@ -276,20 +264,33 @@ def _without_json(
     blocks: list[FencedBlock],
     no_action: ActionParseError,
     prose_answers: bool,
-    repairs: list[str],
+    notes: _FormNotes,
 ) -> ParsedAction:
     """A reply with no JSON action: its code blocks, or (CodeAct) its prose."""
     code, prose = code_from_reply(text)
     if code is not None:
         action = Action(thought=prose, action="execute_code", code=code)
-        repairs.append("took the Python code block as the code (no JSON action)")
-        return ParsedAction(action, tuple(repairs))
+        notes.add("took the Python code block as the code (no JSON action)")
+        return ParsedAction(action, tuple(notes.repairs))
     cut = "cut off" in str(no_action) or "limit" in str(no_action)
     if prose_answers and not cut and not _not_prose(text, blocks):
         action = Action(action="provide_answer", final_answer=text.strip())
-        repairs.append("took the reply as the final answer (no action, no code)")
-        return ParsedAction(action, tuple(repairs))
+        notes.add("took the reply as the final answer (no action, no code)")
+        return ParsedAction(action, tuple(notes.repairs))
     raise no_action
+
+
+@dataclass(frozen=True)
+class _FormNotes:
+    """The repairs of one parse; reading a reply in the form it was asked in is none."""
+
+    repairs: list[str]
+    fenced: bool
+
+    def add(self, note: str) -> None:
+        """Note reading a reply without its JSON action, unless the fenced form was asked."""
+        if not self.fenced:
+            self.repairs.append(note)
 
 
 # -- reasoning blocks and labelled lines ---------------------------------------------------
@@ -323,8 +324,9 @@ _LABEL = re.compile(
 
 def _labelled_fields(text: str, blocks: list[FencedBlock]) -> dict[str, Any] | None:
     """An action written as labelled lines ("Action: execute_code", "Thought: ...",
-    "Final answer: ..."), its code in a fenced block; None unless an `Action:` line names
-    one of the actions."""
+    "Final answer: ..."), its code in a fenced block. Without an `Action:` line naming one,
+    code under a `Thought:` or with a `Final answer:` line is run, and a `Final answer:` line
+    with no code is the answer; anything else is None."""
     labels = list(_LABEL.finditer(text))
     values: dict[str, str] = {}
     for index, match in enumerate(labels):
@@ -333,15 +335,18 @@ def _labelled_fields(text: str, blocks: list[FencedBlock]) -> dict[str, Any] | N
         end = labels[index + 1].start() if index + 1 < len(labels) else len(text)
         body = (match.group(2) + text[match.end() : end]).strip()
         values.setdefault(name, body)
+    code = [block.body for block in blocks if block.is_code and block.body.strip()]
     action = _canonical(values.get("action", "").strip("`\"' .").split(" ")[0])
     if ALIASES.get(action, action) not in ACTION_NAMES:
-        return None
-    data: dict[str, Any] = {"action": action}
-    if "thought" in values:
-        data["thought"] = values["thought"]
+        if code and ("thought" in values or "final_answer" in values):
+            action = "execute_code"
+        elif not code and values.get("final_answer"):
+            action = "provide_answer"
+        else:
+            return None
+    data: dict[str, Any] = {"action": action, "thought": values.get("thought", "")}
     if "final_answer" in values:
         data["final_answer"] = values["final_answer"]
-    code = [block.body for block in blocks if block.is_code and block.body.strip()]
     if code:
         data["code"] = "\n\n".join(code)
     return data

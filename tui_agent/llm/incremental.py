@@ -1,4 +1,4 @@
-"""Stream the string fields of a JSON object while its text is still arriving.
+"""Stream the fields of an action reply while its text is still arriving.
 
 `IncrementalFields.feed(chunk)` returns what the new text added: `FieldDelta` pieces of the
 top-level string values (decoded, escapes included, even when split across chunks) and a
@@ -6,6 +6,12 @@ top-level string values (decoded, escapes included, even when split across chunk
 ``` fence) is skipped; nested values are skipped; everything after the object closes is
 ignored. A `{` inside a Python code block is code, not the object: nothing is streamed from
 it. It never raises: text that is not JSON just yields nothing.
+
+`FencedFields` does the same for a fenced reply (reply_forms.py): the thought is the text
+before the first code fence without its `Thought:` label (cut where another label, `Action:` or
+`Final answer:`, starts); when a ```python fence opens, the thought completes and so does the
+action, `execute_code`; the code then streams and completes when its fence closes. Text after
+that is ignored. A reply that is a JSON object after all is streamed by `IncrementalFields`.
 """
 
 from __future__ import annotations
@@ -186,3 +192,94 @@ def _inside_code(prefix: str) -> bool:
     """Whether `prefix` ends inside an open fenced block that is not JSON."""
     labels = _FENCE_LINE.findall(prefix)
     return len(labels) % 2 == 1 and labels[-1].lower() not in ("", "json", "json5")
+
+
+# -- fenced replies ------------------------------------------------------------------------
+_THOUGHT_LABEL = re.compile(r"\A[ \t>*_#-]*thought[*_]*[ \t]*:[*_]*[ \t]*", re.IGNORECASE)
+_OTHER_LABEL = re.compile(
+    r"^[ \t>*_#-]*(?:action|code|final[ _]answer|answer)[*_]*[ \t]*:",
+    re.IGNORECASE | re.MULTILINE,
+)
+_ANSWER = re.compile(r"[ \t>*_#-]*(?:final[ _]answer|answer)", re.IGNORECASE)
+_FENCE_OPEN = re.compile(r"^[ \t]*```[ \t]*([\w+.-]*)[ \t]*\n", re.MULTILINE)
+_FENCE_CLOSE = re.compile(r"^[ \t]*```[ \t]*$", re.MULTILINE)
+_CODE_LABELS = frozenset({"", "python", "py", "python3", "py3"})
+_LABEL_WORDS = ("thought:", "action:", "code:", "final answer:", "answer:")
+
+
+class FencedFields:
+    """Feed a fenced reply's text chunk by chunk; get its thought and code as they grow."""
+
+    def __init__(self) -> None:
+        self._text = ""
+        self._state = "start"  # start | thought | code | done
+        self._json: IncrementalFields | None = None
+        self._thought_sent = 0
+        self._code_start = 0
+        self._code_sent = 0
+
+    def feed(self, chunk: str) -> list[FieldEvent]:
+        """Consume `chunk`; return the field events it produced, in order."""
+        if self._json is not None:
+            return self._json.feed(chunk)
+        self._text += chunk
+        if self._state == "start":
+            head = self._text.lstrip()
+            if not head:
+                return []
+            if head.startswith("{"):
+                self._json = IncrementalFields()
+                return self._json.feed(self._text)
+            self._state = "thought"
+        events: list[FieldEvent] = []
+        if self._state == "thought":
+            self._thought(events)
+        if self._state == "code":
+            self._code(events)
+        return events
+
+    def _thought(self, events: list[FieldEvent]) -> None:
+        fence = _FENCE_OPEN.search(self._text)
+        text = self._text[: fence.start()] if fence else self._text
+        label = _OTHER_LABEL.search(text)
+        if label is not None:
+            text = text[: label.start()]
+        elif fence is None:
+            text = _decided(text)
+        thought = _THOUGHT_LABEL.sub("", text, count=1).strip()
+        if len(thought) > self._thought_sent:
+            events.append(FieldDelta("thought", thought[self._thought_sent :]))
+            self._thought_sent = len(thought)
+        if label is not None and fence is None and _ANSWER.match(self._text, label.start()):
+            self._state = "done"
+        if fence is None:
+            return
+        events.append(FieldComplete("thought", thought))
+        if fence.group(1).lower() not in _CODE_LABELS:
+            self._state = "done"
+            return
+        events.append(FieldComplete("action", "execute_code"))
+        self._state, self._code_start = "code", fence.end()
+
+    def _code(self, events: list[FieldEvent]) -> None:
+        close = _FENCE_CLOSE.search(self._text, self._code_start)
+        end = close.start() if close else len(self._text)
+        body = self._text[self._code_start : end]
+        if close is None:
+            body = _decided(body)
+        if len(body) > self._code_sent:
+            events.append(FieldDelta("code", body[self._code_sent :]))
+            self._code_sent = len(body)
+        if close is not None:
+            events.append(FieldComplete("code", body.rstrip("\n")))
+            self._state = "done"
+
+
+def _decided(text: str) -> str:
+    """`text` without its last, unfinished line when that line may still become a fence or
+    a label (a few characters of "```" or "Thought:")."""
+    start = text.rfind("\n") + 1
+    line = text[start:].lstrip(" \t>*_#-").lower()
+    if line.startswith("`") or any(word.startswith(line) for word in _LABEL_WORDS):
+        return text[:start]
+    return text

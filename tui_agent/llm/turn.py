@@ -14,9 +14,10 @@ from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from tui_agent.events import LLMCall
-from tui_agent.llm.actions import Action, ActionParseError, parse_action, repair_message
+from tui_agent.llm.actions import Action, ActionParseError, parse_action
 from tui_agent.llm.client import LLM, Message, Reply
-from tui_agent.llm.incremental import FieldComplete, FieldDelta, IncrementalFields
+from tui_agent.llm.incremental import FencedFields, FieldComplete, FieldDelta, IncrementalFields
+from tui_agent.llm.reply_forms import JSON_FORM, ReplyForm, repair_message
 
 MAX_REPAIRS = 1
 """Re-asks after an unusable reply: one, naming the problem; a second one ends the turn."""
@@ -72,23 +73,30 @@ def echoed(reply: str) -> str:
 
 
 def _reask(
-    messages: Sequence[Message], reply: str, error: str, last_code: str | None
+    messages: Sequence[Message],
+    reply: str,
+    error: str,
+    last_code: str | None,
+    form: ReplyForm,
 ) -> list[Message]:
     conversation = list(messages)
     if reply.strip():
         conversation.append({"role": "assistant", "content": echoed(reply)})
-    conversation.append({"role": "user", "content": repair_message(error, last_code)})
+    conversation.append({"role": "user", "content": repair_message(error, last_code, form)})
     return conversation
 
 
 def _judge(
-    reply: Reply, prose_answers: bool, needs_code: bool
+    reply: Reply, prose_answers: bool, needs_code: bool, form: ReplyForm
 ) -> tuple[Action | None, str | None, tuple[str, ...]]:
     if not reply.text.strip() and reply.tool_calls:
-        return None, "the reply called a tool instead of answering with the JSON action", ()
+        return None, "the reply called a tool instead of answering with an action", ()
     try:
         parsed = parse_action(
-            reply.text, finish_reason=reply.finish_reason, prose_answers=prose_answers
+            reply.text,
+            finish_reason=reply.finish_reason,
+            prose_answers=prose_answers,
+            fenced=form.name == "fenced",
         )
     except ActionParseError as exc:
         return None, str(exc), ()
@@ -106,33 +114,35 @@ async def stream_action(
     prose_answers: bool = False,
     needs_code: bool = False,
     last_code: str | None = None,
+    form: ReplyForm = JSON_FORM,
 ) -> AsyncGenerator[ActionStreamItem, None]:
     """Run one turn; see the module docstring for what is yielded. With `prose_answers`, a
     reply holding neither an action nor code is the final answer (see `parse_action`); with
     `needs_code` (refinement), a reply with no code is unusable, so re-asked. A re-ask shows
-    `last_code`, the last code that ran without error, when there is one."""
+    `last_code`, the last code that ran without error, when there is one. `form` is the
+    reply form the model was asked for (reply_forms.py)."""
     conversation = list(messages)
     calls: list[LLMCall] = []
     attempts: list[Attempt] = []
     error: str | None = ""
     for attempt in range(max_repairs + 1):
         purpose = "action" if attempt == 0 else "repair"
-        fields = IncrementalFields()
-        stream = llm.stream(conversation, want_json=True, purpose=purpose, step=step)
+        fields = FencedFields() if form.name == "fenced" else IncrementalFields()
+        stream = llm.stream(conversation, want_json=form.want_json, purpose=purpose, step=step)
         async for delta in stream:
             for event in fields.feed(delta):
                 yield event
         reply = stream.reply
         calls.append(reply.call)
         yield reply.call
-        action, error, repairs = _judge(reply, prose_answers, needs_code)
+        action, error, repairs = _judge(reply, prose_answers, needs_code, form)
         attempts.append(Attempt(purpose, reply.text, reply.finish_reason, error, repairs))
         if action is not None:
             yield ActionOutcome(action, None, tuple(calls), tuple(attempts))
             return
         assert error is not None
         yield InvalidReply(attempt, error, retrying=attempt < max_repairs)
-        conversation = _reask(messages, reply.text, error, last_code)
+        conversation = _reask(messages, reply.text, error, last_code, form)
     replies = len(attempts)
     yield ActionOutcome(
         None,

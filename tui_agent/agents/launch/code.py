@@ -18,6 +18,7 @@ from tui_agent.agents.requests import CodeRequest
 from tui_agent.agents.step_loop import StepLimits
 from tui_agent.events import SessionStarted
 from tui_agent.formatting import session_title
+from tui_agent.llm import reply_form
 
 if TYPE_CHECKING:
     from tui_agent.config import Settings
@@ -38,6 +39,7 @@ def start_code(request: CodeRequest, settings: Settings, provided: Provided) -> 
     )
     sandbox = sandbox_for(request.sandbox, request.workspace, network=request.network)
     approver = approval(request.approve, sandbox, provided.approver, "run")
+    form = reply_form(request.reply_format or "auto", llm.provider, llm.api_base)
     started = SessionStarted(
         kind="code",
         title=session_title(request.task),
@@ -50,6 +52,7 @@ def start_code(request: CodeRequest, settings: Settings, provided: Provided) -> 
             "network": request.network,
             "approve": approver is not None,
             "timeout": request.timeout,
+            "reply_format": form.name,
         },
         agent_type=request.agent_type,
         test_context=dict(TEST_CONTEXT),
@@ -71,6 +74,7 @@ def start_code(request: CodeRequest, settings: Settings, provided: Provided) -> 
         conversation=provided.conversation,
         make_model=model_maker(options, priced=request.budget is not None),
         continuation=provided.continuation,
+        form=form,
     )
     return Launch(
         request,

@@ -13,6 +13,7 @@ from tui_agent.agents.requests.fields import (
     MaxTokens,
     Model,
     Network,
+    ReplyFormat,
     Sandbox,
     Temperature,
     TopP,
@@ -61,6 +62,7 @@ class CodeRequest(RequestBase):
     temperature: Temperature = None
     max_tokens: MaxTokens = None
     top_p: TopP = None
+    reply_format: ReplyFormat = None
     agent_type: Annotated[
         AgentType,
         Option(

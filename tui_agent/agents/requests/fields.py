@@ -10,7 +10,7 @@ from pydantic import Field
 
 from tui_agent.agents.requests.base import Count, Option, Problem, Usd
 from tui_agent.analysis.shapes import AgentType
-from tui_agent.config import SandboxName
+from tui_agent.config import ReplyFormChoice, SandboxName
 from tui_agent.events import Sampling
 
 SANDBOX_NAMES: tuple[str, ...] = get_args(SandboxName)
@@ -116,6 +116,17 @@ TopP = Annotated[
         "TUI_AGENT_TOP_P, else the server's)",
         flag="--top-p",
         metavar="P",
+        setting=True,
+    ),
+]
+
+ReplyFormat = Annotated[
+    ReplyFormChoice | None,
+    Option(
+        "how the model writes its steps: json (one JSON object), fenced (a Thought: line and "
+        "a ```python block, what small local models write best) or auto: fenced for a model "
+        "at --api-base or on Ollama, else json (default: TUI_AGENT_REPLY_FORMAT, else auto)",
+        flag="--reply-format",
         setting=True,
     ),
 ]
