@@ -194,6 +194,7 @@ class _Handler(BaseHTTPRequestHandler):
             response_format=body.get("response_format"),
         )
         began = time.perf_counter()
+        self.server.recorder._add(exchange)  # before the client can see its answer
         headers = {"content-type": "application/json"}
         if auth := self.headers.get("Authorization"):
             headers["authorization"] = auth
@@ -206,10 +207,10 @@ class _Handler(BaseHTTPRequestHandler):
                 self._relay_stream(answer, exchange)
             else:
                 data = answer.read()
-                self._send(answer.status_code, data, answer.headers.get("content-type", ""))
                 _fold_completion(exchange, data)
+                exchange.seconds = time.perf_counter() - began
+                self._send(answer.status_code, data, answer.headers.get("content-type", ""))
         exchange.seconds = time.perf_counter() - began
-        self.server.recorder._add(exchange)
 
     def _upstream_url(self) -> str:
         path = self.path[3:] if self.path.startswith("/v1") else self.path
@@ -231,10 +232,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.close_connection = True
         try:
             for line in answer.iter_lines():
+                if line.startswith("data:") and line[5:].strip() != "[DONE]":
+                    _fold_chunk(exchange, json.loads(line[5:]))  # folded before it is relayed
                 self.wfile.write(line.encode() + b"\n")
                 self.wfile.flush()
-                if line.startswith("data:") and line[5:].strip() != "[DONE]":
-                    _fold_chunk(exchange, json.loads(line[5:]))
         except httpx.TransportError as exc:  # the client sees the same cut as the proxy did
             exchange.finish_reason = f"upstream cut the stream: {exc}"
 
