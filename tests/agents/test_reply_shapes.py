@@ -16,7 +16,7 @@ from support.sessions import record_exec, refine_stored, scripted_settings
 from tui_agent.agents.launch import prepare
 from tui_agent.agents.requests import CodeRequest
 from tui_agent.analysis.shapes import FieldFeedback
-from tui_agent.config import Settings
+from tui_agent.config import ReplyFormChoice, Settings
 from tui_agent.events import (
     CodeProposed,
     ExecutionFinished,
@@ -241,12 +241,14 @@ FIXED = (
 TOTAL_MISSING = FieldFeedback(field="total", issue="missing", correct_expression="qty * price")
 
 
-async def refine_with(settings: Settings, *replies) -> tuple[list, object]:
+async def refine_with(
+    settings: Settings, reply_format: ReplyFormChoice = "auto"
+) -> tuple[list, object]:
     state = await record_exec(
         settings, ExecuteRequest(code=ORIGINAL, args=[ORDERS]), "orders", agent_type="transformer"
     )
     assert settings.model is not None
-    llm = LLM(settings.model, api_base=settings.api_base)
+    llm = LLM(settings.model, api_base=settings.api_base, reply_format=reply_format)
     async with await Store.open(settings.db) as store:
         _, refinement, events = await refine_stored(
             store, state.session_id, [TOTAL_MISSING], settings=settings, llm=llm, max_attempts=1
@@ -287,6 +289,25 @@ async def test_refinement_takes_the_code_in_every_shape(
     assert len([e for e in events if isinstance(e, LLMCall)]) == 1 == len(server.requests)
     logs = [e.message for e in events if isinstance(e, Log)]
     assert not any("could not be used" in m for m in logs)
+
+
+@pytest.mark.parametrize("reply_format", ["auto", "json"])
+async def test_refinement_asks_a_model_the_user_serves_for_a_fenced_reply(
+    server: ScriptedModel, settings: Settings, reply_format: ReplyFormChoice
+) -> None:
+    server.push(shaped_reply("fenced", "Multiply qty by price.", "execute_code", code=FIXED))
+    events, outcome = await refine_with(settings, reply_format)
+    assert outcome.fixed == ["total"]
+    [request] = server.requests
+    system = request.messages[0]["content"]
+    if reply_format == "auto":  # the scripted server is at an api_base: a model the user serves
+        assert 'a line "Thought: what was wrong' in system and "JSON" not in system
+        assert request.response_format is None
+    else:
+        assert "exactly one JSON object" in system
+        assert request.response_format == {"type": "json_object"}
+    thought = next(e for e in events if isinstance(e, Thought))
+    assert thought.text == "Multiply qty by price."
 
 
 async def test_refinement_reasks_a_reply_with_no_code_and_takes_the_code_that_follows(

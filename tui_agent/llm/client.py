@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tui_agent.config import ReplyFormChoice
 from tui_agent.events import LLMCall, Sampling
 from tui_agent.llm.cost import call_cost, estimate_tokens, price, usage_tokens
 from tui_agent.llm.errors import (
@@ -40,6 +41,7 @@ from tui_agent.llm.provider import (
     resolve_provider,
     supports_json_mode,
 )
+from tui_agent.llm.reply_forms import reply_form
 from tui_agent.llm.runtime import litellm
 
 Message = dict[str, Any]
@@ -102,10 +104,12 @@ class LLM:
         timeout: float = 120.0,
         sampling: Sampling | None = None,
         context_tokens: int | None = None,
+        reply_format: ReplyFormChoice = "auto",
     ) -> None:
         """`json_mode` None asks litellm whether the provider takes `response_format`;
         `context_tokens` is the context window the user gave (None: the provider's; for
-        Ollama, `OLLAMA_CONTEXT`)."""
+        Ollama, `OLLAMA_CONTEXT`); `reply_format` how code-writing agents ask this model for
+        their steps (`reply_form`)."""
         self.model = model
         self.api_base = api_base
         self.retry = retry or RetryPolicy()
@@ -113,6 +117,7 @@ class LLM:
         self.sampling = sampling if sampling else None
         bare_model, self.provider = resolve_provider(model, api_base)
         self.context_window = self._context_window(context_tokens)
+        self.reply_form = reply_form(reply_format, self.provider, api_base)
         missing = missing_key_variables(model, api_base)
         self.key_variable = missing[0] if missing else present_key_variable(self.provider)
         self._placeholder_key = False

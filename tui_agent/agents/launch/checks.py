@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from tui_agent.agents.approval import Approver
 from tui_agent.agents.requests import RequestError
 from tui_agent.agents.requests.fields import sampling_of
+from tui_agent.config import ReplyFormChoice
 from tui_agent.events import Sampling
 from tui_agent.llm import LLM, LLMError, price_known
 from tui_agent.sandbox.base import Sandbox, SandboxError
@@ -26,11 +27,12 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class ModelOptions:
     """How a session reaches and drives its models: the server, the context window, the
-    sampling (each None: the provider's)."""
+    sampling (each None: the provider's), the form of CodeAct's replies (None: auto)."""
 
     api_base: str | None = None
     context_tokens: int | None = None
     sampling: Sampling | None = None
+    reply_format: ReplyFormChoice | None = None
 
     @classmethod
     def of(cls, request: Any) -> ModelOptions:
@@ -39,6 +41,7 @@ class ModelOptions:
             getattr(request, "api_base", None),
             getattr(request, "context_tokens", None),
             sampling_of(request),
+            getattr(request, "reply_format", None),
         )
 
 
@@ -60,6 +63,7 @@ def model_for(
             api_base=options.api_base,
             context_tokens=options.context_tokens,
             sampling=options.sampling,
+            reply_format=options.reply_format or "auto",
         )
     except LLMError as exc:
         raise RequestError("model", str(exc)) from None

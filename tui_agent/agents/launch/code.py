@@ -18,7 +18,6 @@ from tui_agent.agents.requests import CodeRequest
 from tui_agent.agents.step_loop import StepLimits
 from tui_agent.events import SessionStarted
 from tui_agent.formatting import session_title
-from tui_agent.llm import reply_form
 
 if TYPE_CHECKING:
     from tui_agent.config import Settings
@@ -39,7 +38,7 @@ def start_code(request: CodeRequest, settings: Settings, provided: Provided) -> 
     )
     sandbox = sandbox_for(request.sandbox, request.workspace, network=request.network)
     approver = approval(request.approve, sandbox, provided.approver, "run")
-    form = reply_form(request.reply_format or "auto", llm.provider, llm.api_base)
+    form = llm.reply_form
     started = SessionStarted(
         kind="code",
         title=session_title(request.task),

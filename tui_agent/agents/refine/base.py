@@ -172,6 +172,7 @@ def configured_model(settings: Settings) -> tuple[LLM | None, str | None]:
             api_base=settings.api_base,
             context_tokens=settings.context_tokens,
             sampling=sampling_of(settings),
+            reply_format=settings.reply_format,
         )
         return llm, None
     except LLMError as exc:

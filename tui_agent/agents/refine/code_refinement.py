@@ -223,7 +223,8 @@ class CodeRefinement(Refinement):
         outcome: ActionOutcome | None = None
         calls = 0
         try:
-            async for item in _turn(self.llm, refinement_messages(prompt), step):
+            messages = refinement_messages(prompt, self.llm.reply_form)
+            async for item in _turn(self.llm, messages, step):
                 if isinstance(item, ActionOutcome):
                     outcome = item
                 else:
@@ -342,7 +343,7 @@ async def _turn(
 ) -> AsyncIterator[Event | ActionOutcome]:
     """One model reply streamed on `step` (see `stream_turn`), its LLMCall records (purpose
     "refine"), re-ask notes, and last the ActionOutcome."""
-    turn = stream_turn(llm, messages, step, needs_code=True)
+    turn = stream_turn(llm, messages, step, needs_code=True, form=llm.reply_form)
     async with contextlib.aclosing(turn):
         async for item in turn:
             if isinstance(item, InvalidReply):

@@ -17,7 +17,7 @@ from typing import Any
 from tui_agent.analysis.flatten import flatten_item, is_empty
 from tui_agent.analysis.logic import field_logic
 from tui_agent.analysis.shapes import FEEDBACK_ISSUE_LABELS, FieldFeedback, OutputAnalysis
-from tui_agent.llm import Message
+from tui_agent.llm import JSON_FORM, Message, ReplyForm, ReplyFormName
 
 SAMPLE_ITEMS = 5
 VALUE_LIMIT = 120
@@ -28,9 +28,15 @@ _NOISE = re.compile(r"<(script|style|svg|noscript)\b.*?</\1\s*>|<!--.*?-->", re.
 SYSTEM_PROMPT = """\
 You improve existing Python code so that the fields a user flagged come out right, without \
 breaking the fields that already work. Your code runs in a sandbox with no network, with the \
-same inputs as the current code. Answer with exactly one JSON object and nothing else:
+same inputs as the current code. {answer}"""
+ANSWERS: dict[ReplyFormName, str] = {
+    "json": """Answer with exactly one JSON object and nothing else:
 {"thought": "what was wrong and how you fix it", "action": "execute_code", \
-"code": "the complete improved code"}"""
+"code": "the complete improved code"}""",
+    "fenced": """Answer with a line "Thought: what was wrong and how you fix it", then the \
+complete improved code in one ```python block, and nothing else.""",
+}
+"""How to answer, in each reply form (llm/reply_forms.py)."""
 
 RUN_NOTES = """\
 HOW THE CODE RUNS:
@@ -101,10 +107,11 @@ class RefinePrompt:
     task: str | None = None
 
 
-def refinement_messages(prompt: RefinePrompt) -> list[Message]:
-    """The conversation for one attempt: the system prompt and the refinement prompt."""
+def refinement_messages(prompt: RefinePrompt, form: ReplyForm = JSON_FORM) -> list[Message]:
+    """The conversation for one attempt: the system prompt (asking for `form`) and the
+    refinement prompt."""
     return [
-        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "system", "content": SYSTEM_PROMPT.format(answer=ANSWERS[form.name])},
         {"role": "user", "content": build_refinement_prompt(prompt)},
     ]
 
