@@ -3,6 +3,9 @@ streamed as it arrives, written back and re-asked in its own form."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from tui_agent.llm import (
@@ -133,3 +136,24 @@ def test_a_json_reply_streams_as_json_and_other_fences_are_not_code():
     thought, code, _ = _streamed('{"thought": "t", "action": "execute_code", "code": "x"}', 3)
     assert (thought, code) == ("t", "x")
     assert _streamed("Thought: see\n```text\nnot code\n```", 2)[1] == ""
+
+
+REAL_REPLIES = Path(__file__).parents[1] / "fixtures" / "real_replies"
+
+
+def test_real_fenced_replies_are_read_and_streamed_as_written():
+    """Qwen2.5-Coder-1.5B on llama-cpp-python, asked for the fenced form (HumanEval/0)."""
+    run, answer = (
+        json.loads((REAL_REPLIES / f"codeact-fenced-humaneval-0-{name}.json").read_text())
+        for name in ("call1", "call2-answer")
+    )
+    assert run["response_format"] is None and "Final answer:" in run["messages"][0]["content"]
+    parsed = parse_action(run["content"], prose_answers=True, fenced=True)
+    assert parsed.repairs == () and parsed.action.action == "execute_code"
+    assert parsed.action.code.startswith("def has_close_elements(")
+    assert parsed.action.thought.startswith("The function `has_close_elements` checks")
+    thought, code, _ = _streamed(run["content"], 8)
+    assert (thought, code.rstrip("\n")) == (parsed.action.thought, parsed.action.code)
+    final = parse_action(answer["content"], prose_answers=True, fenced=True)
+    assert final.repairs == () and final.action.action == "provide_answer"
+    assert final.action.final_answer.startswith("The function `has_close_elements` correctly")
