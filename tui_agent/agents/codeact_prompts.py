@@ -12,6 +12,7 @@ import ast
 import json
 from typing import Any
 
+from tui_agent.agents.stated_outputs import mismatches
 from tui_agent.llm import JSON_FORM, ActionOutcome, Message, ReplyForm, echoed
 from tui_agent.sandbox.wire import ExecuteResult
 
@@ -90,6 +91,8 @@ def result_message(
             )
         else:
             body += ANSWER_OR_PRINT.format(answer=answer)
+    if result.success:
+        body += stated_mismatches(result, code)
     if repeated:
         body += SAME_AGAIN.format(answer=answer) if result.success else FAILED_AGAIN
     if edited_code is not None:
@@ -98,6 +101,20 @@ def result_message(
             f"```python\n{edited_code.rstrip()}\n```"
         )
     return {"role": "user", "content": RESULT_PREFIX + body}
+
+
+def stated_mismatches(result: ExecuteResult, code: str) -> str:
+    """A note naming each print whose line differs from what its comment says it should be
+    (stated_outputs.py); empty when there is none."""
+    printed = [line.text.rstrip("\n") for line in result.logs if line.stream == "stdout"]
+    found = mismatches(code, printed)
+    if not found:
+        return ""
+    lines = "\n".join(f"- {mismatch.note()}" for mismatch in found)
+    return (
+        f"\n\nNote: the output differs from what your comments expect:\n{lines}\n"
+        "Fix the code (or the expectation, if it is the one that is wrong) before you answer."
+    )
 
 
 def skipped_message() -> Message:
