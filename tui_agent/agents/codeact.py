@@ -27,12 +27,14 @@ from tui_agent.agents.codeact_history import codeact_history
 from tui_agent.agents.codeact_prompts import (
     USER_EDITED,
     assistant_message,
+    defined_only,
     offer_messages,
     offer_text,
     result_message,
     skipped_message,
     system_message,
     task_message,
+    untested_message,
 )
 from tui_agent.agents.step_loop import (
     Continuation,
@@ -123,6 +125,10 @@ class _CodeActLoop(StepLoop):
         """The last code that ran, if it ran without error; shown to the model on a re-ask."""
         self.offered = False
         """Whether the model was already offered `working_code` as its answer."""
+        self.untested: list[str] = []
+        """What the last run defined without calling it (`name()`), until a run calls code."""
+        self.asked_to_test = False
+        """Whether an answer was already sent back once to have that code tested."""
 
     def rebuild(self, events: Sequence[Event]) -> list[Message]:
         return codeact_history(events, self.network, self.form)
@@ -160,6 +166,15 @@ class _CodeActLoop(StepLoop):
             return
         action = outcome.action
         self.messages.append(assistant_message(self.form.render(action)))
+        settled = self.asked_to_test or self.offered or self.replies >= self.limits.max_steps
+        if action.action == "provide_answer" and self.untested and not settled:
+            yield Log(
+                message=f"step {step}: the answer came before {', '.join(self.untested)} was "
+                "ever called; the model is asked to test it first (once)"
+            )
+            self.asked_to_test = True
+            self.messages.append(untested_message(self.untested))
+            return
         if action.action == "provide_answer":
             yield FinalAnswer(step=step, text=action.final_answer or "")
             self.halt("completed", None)
@@ -225,6 +240,7 @@ class _CodeActLoop(StepLoop):
         if result.success:
             self.remember_run(RestoreRun(step, code, flag_of(code, self.network)))
         self.working_code = code if result.success else None
+        self.untested = defined_only(code) if result.success else []
         self.offered = self.offered and result.success
         if result.success:
             repeated = self.guard.ran_before(code, result)

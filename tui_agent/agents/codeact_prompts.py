@@ -83,7 +83,14 @@ def result_message(
     body = describe_result(result)
     if body == NOTHING_PRINTED:
         defined = defined_only(code)
-        if defined:
+        empty = bodiless(code)
+        if empty:
+            body += (
+                f" {', '.join(empty)} {'has' if len(empty) == 1 else 'have'} no body, only a "
+                "docstring (or pass): calling it returns None. Write the code of its body, then "
+                "call it on an example and print the result."
+            )
+        elif defined:
             body += (
                 f" It defined {', '.join(defined)}: a definition prints nothing. To test it, "
                 f"call it on an example and print the result, e.g. print({defined[0][:-2]}(...))."
@@ -143,6 +150,42 @@ def defined_only(code: str) -> list[str]:
         for node in tree.body
     )
     return [] if calls else names
+
+
+def bodiless(code: str) -> list[str]:
+    """The functions `code` defines at its top level whose body is only a docstring, `pass`
+    or `...` (as `name()`): a stub copied from the task, not yet written."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return []
+    return [
+        f"{node.name}()"
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and all(_is_placeholder(statement) for statement in node.body)
+    ]
+
+
+def _is_placeholder(node: ast.stmt) -> bool:
+    return isinstance(node, ast.Pass) or (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Constant)
+        and (isinstance(node.value.value, str) or node.value.value is Ellipsis)
+    )
+
+
+UNTESTED = (
+    "Before you answer: your last run only defined {names} and nothing has called {it} yet. "
+    "Call {it} on an example and print the result; if the result is right, answer again."
+)
+"""Said once per session when the model answers right after a run that only defined code."""
+
+
+def untested_message(names: list[str]) -> Message:
+    """The reply to an answer given before the code the last run defined was ever called."""
+    it = "it" if len(names) == 1 else "them"
+    return {"role": "user", "content": UNTESTED.format(names=", ".join(names), it=it)}
 
 
 def _calls(node: ast.AST) -> bool:
