@@ -157,3 +157,10 @@ def test_real_fenced_replies_are_read_and_streamed_as_written():
     final = parse_action(answer["content"], prose_answers=True, fenced=True)
     assert final.repairs == () and final.action.action == "provide_answer"
     assert final.action.final_answer.startswith("The function `has_close_elements` correctly")
+
+
+def test_text_after_the_code_is_not_part_of_the_thought():
+    """Seen from Qwen2.5-Coder-1.5B: the result it imagined, written after its code."""
+    reply = f"Thought: Test it.\n```python\n{CODE}\n```\nEXECUTION_RESULT: 5 ```"
+    action = parse_action(reply, prose_answers=True, fenced=True).action
+    assert (action.thought, action.code) == ("Test it.", CODE)

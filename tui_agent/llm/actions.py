@@ -333,6 +333,8 @@ def _labelled_fields(text: str, blocks: list[FencedBlock]) -> dict[str, Any] | N
         name = _canonical(match.group(1))
         name = "final_answer" if name == "answer" else name
         end = labels[index + 1].start() if index + 1 < len(labels) else len(text)
+        if name == "thought":  # what follows the code (an imagined result...) is no thought
+            end = min([end, *(b.start for b in blocks if b.is_code and b.start >= match.end())])
         body = (match.group(2) + text[match.end() : end]).strip()
         values.setdefault(name, body)
     code = [block.body for block in blocks if block.is_code and block.body.strip()]
