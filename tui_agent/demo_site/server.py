@@ -202,6 +202,10 @@ class DemoSite:
         self.stop()
 
 
+WAKE_SECONDS = 0.2
+"""How often `serve`'s main thread wakes to see a Ctrl+C (a signal another thread took)."""
+
+
 def serve(port: int = 0, announce: Callable[[str], None] = print) -> None:
     """Run the demo site until Ctrl+C, announcing the base URL and each layout's URL."""
     with DemoSite(port) as site:
@@ -209,6 +213,7 @@ def serve(port: int = 0, announce: Callable[[str], None] = print) -> None:
         for layout, url in site.layout_urls().items():
             announce(f"  {layout:<11} {url}")
         try:
-            threading.Event().wait()
+            while True:  # short sleeps: the kernel may hand Ctrl+C to a server thread, and the
+                time.sleep(WAKE_SECONDS)  # main thread only raises it once it wakes
         except KeyboardInterrupt:
             announce("Demo site stopped.")
