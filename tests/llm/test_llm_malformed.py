@@ -116,6 +116,13 @@ CORPUS = [
     ),
     case("python_quoting", str(VALID), repaired="read Python-style quoting", action=VALID),
     case(
+        "triple_quoted_code",
+        '{"thought": "t", "action": "execute_code", "final_answer": null, '
+        '"code": """def f(s):\n    return s.split(",")  # "a" \'b\'\n\nprint(f("a,b"))"""}',
+        repaired='read a Python """string""" as a JSON string',
+        action={"code": 'def f(s):\n    return s.split(",")  # "a" \'b\'\n\nprint(f("a,b"))'},
+    ),
+    case(
         "continue_debugging_alias",
         obj(thought="fix", action="continue_debugging", code="n = 2"),
         repaired="read action 'continue_debugging' as 'debug_error'",

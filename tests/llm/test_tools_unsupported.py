@@ -69,6 +69,28 @@ def test_calls_written_as_text_are_read_in_each_shape():
         assert turn.prose == "Let me check.", shape
 
 
+def test_a_call_whose_code_is_a_python_triple_quoted_string_is_read():
+    # Qwen2.5-Coder-1.5B wrote tool code's write_code call so, after the fall back
+    write_code = {
+        "type": "function",
+        "function": {"name": "write_code", "parameters": {"properties": {"code": {}}}},
+    }
+    reply = (
+        "I will run a program.\n```json\n"
+        '{"name": "write_code", "arguments": {"code": """\n'
+        "from shop_tools import get_price\n"
+        'print(get_price(item="chair"))  # {"price": 129}\n'
+        '""", "args": [], "verbose": true}}\n```'
+    )
+    turn = calls_in_text(reply, [write_code])
+    [call] = turn.calls
+    assert call.arguments["code"] == (
+        '\nfrom shop_tools import get_price\nprint(get_price(item="chair"))  # {"price": 129}\n'
+    )
+    assert call.arguments["verbose"] is True
+    assert turn.prose == "I will run a program."
+
+
 def test_prose_and_other_json_are_no_calls():
     for prose in (
         "I would call search_documentation next.",

@@ -52,6 +52,8 @@ _OPENER = re.compile(r"[{\[]")
 _STRUCTURAL = re.compile(r"[\"'{}\[\]]")
 _DOUBLE_QUOTED_STOP = re.compile(r'["\\]')
 _SINGLE_QUOTED_STOP = re.compile(r"['\\\n]")
+_TRIPLE_QUOTES = ('"""', "'''")
+_TRIPLE_QUOTED = re.compile(r'(?P<quote>"""|\'\'\')(?P<body>.*?)(?P=quote)', re.DOTALL)
 
 
 class Action(BaseModel):
@@ -400,7 +402,12 @@ def _span_end(text: str, start: int) -> int:
 
 
 def _string_end(text: str, start: int) -> int:
-    """Index just past the string opened at `start`, or -1 when it never closes."""
+    """Index just past the string opened at `start`, or -1 when it never closes; a Python
+    triple-quoted string (models write code values so) runs to its closing triple."""
+    triple = text[start : start + 3]
+    if triple in _TRIPLE_QUOTES:
+        close = text.find(triple, start + 3)
+        return close + 3 if close >= 0 else -1
     quote, i = text[start], start + 1
     pattern = _DOUBLE_QUOTED_STOP if quote == '"' else _SINGLE_QUOTED_STOP
     while (match := pattern.search(text, i)) is not None:
@@ -444,6 +451,15 @@ def _load(fragment: str, repairs: list[str]) -> Any:
         else:
             repairs.append("read Python-style quoting")
             return value
+    requoted = _TRIPLE_QUOTED.sub(lambda match: json.dumps(match["body"]), fragment)
+    attempts = (requoted, _TRAILING_COMMA.sub(r"\1", requoted)) if requoted != fragment else ()
+    for attempt in attempts:
+        try:
+            value = json.loads(attempt, strict=False)
+        except (ValueError, RecursionError):
+            continue
+        repairs.append('read a Python """string""" as a JSON string')
+        return value
     raise ValueError("not JSON")
 
 
@@ -457,6 +473,25 @@ def _without_comments(fragment: str) -> str:
         return match.group() if match.group().startswith('"') else ""
 
     return _COMMENT_OR_STRING.sub(keep_strings, fragment)
+
+
+def json_objects(text: str) -> list[tuple[dict[str, Any], str]]:
+    """The JSON objects written in `text` (alone or in a top-level array), each with the text
+    it was read from, read as leniently as an action: comments, trailing commas, Python
+    quoting and triple-quoted strings."""
+    found: list[tuple[dict[str, Any], str]] = []
+    for span in _spans(text):
+        if span.end < 0:
+            continue
+        raw = text[span.start : span.end]
+        try:
+            value = _load(raw, [])
+        except ValueError:
+            continue
+        found += [
+            (v, raw) for v in (value if isinstance(value, list) else [value]) if isinstance(v, dict)
+        ]
+    return found
 
 
 def _select_object(text: str, finish_reason: str | None, repairs: list[str]) -> dict[str, Any]:

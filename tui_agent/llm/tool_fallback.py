@@ -14,9 +14,9 @@ import re
 from collections.abc import Sequence
 
 from tui_agent.events import Log
+from tui_agent.llm.actions import json_objects
 from tui_agent.llm.text_calls import Spec, TextCall, TextTurn, parse_text_calls, tool_params
 
-_JSON_START = re.compile(r"\{")
 _WRAPPING = re.compile(r"</?tool_call>|^\s*```\w*\s*$", re.MULTILINE)
 
 
@@ -59,17 +59,9 @@ def calls_in_text(text: str, specs: Sequence[Spec]) -> TextTurn:
 
 
 def _json_calls(text: str, names: set[str]) -> list[TextCall]:
-    decoder = json.JSONDecoder()
     calls: list[TextCall] = []
-    position = 0
-    while (match := _JSON_START.search(text, position)) is not None:
-        try:
-            value, end = decoder.raw_decode(text, match.start())
-        except json.JSONDecodeError:
-            position = match.start() + 1
-            continue
-        position = end
-        if not isinstance(value, dict) or value.get("name") not in names:
+    for value, raw in json_objects(text):
+        if value.get("name") not in names:
             continue
         arguments = value.get("arguments", value.get("parameters", {}))
         if isinstance(arguments, str):
@@ -78,5 +70,5 @@ def _json_calls(text: str, names: set[str]) -> list[TextCall]:
             except json.JSONDecodeError:
                 continue
         if isinstance(arguments, dict):
-            calls.append(TextCall(value["name"], arguments, text[match.start() : end]))
+            calls.append(TextCall(value["name"], arguments, raw))
     return calls
