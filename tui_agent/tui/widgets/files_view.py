@@ -130,6 +130,7 @@ class FilesView(Vertical):
 
     def __init__(self) -> None:
         super().__init__(classes="files")
+        self.display = False  # until an execution that wrote files is shown
         self._shown: ExecutionFinished | None = None
         self._list = Static(classes="files-list")
 

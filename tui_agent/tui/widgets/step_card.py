@@ -266,6 +266,8 @@ class StepCard(Vertical):
         await self._files_view.show(step.execution)
         self._show_checks(step)
         await self._show_final(step)
+        if self._final_box is not None:  # with nothing above it, no space above it
+            self._final_box.set_class(not step.thought and step.code is None, "-alone")
         self.set_class(step.running and self.closed is None, "-running")
         self.border_title = step_title(step)
         self.border_subtitle = step_subtitle(step, self.closed)
