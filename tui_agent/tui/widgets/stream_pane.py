@@ -245,6 +245,11 @@ class StreamPane(VerticalScroll):
         """A pane made shorter (the message line grew) may overflow now: follow the newest."""
         self.call_after_refresh(self._fit_anchor)
 
+    def watch_virtual_size(self) -> None:
+        """Cards that grew after the last sync (a Markdown thought laid out later) may overflow
+        the pane now: no resize says so, as the pane's own size did not change."""
+        self.call_after_refresh(self._fit_anchor)
+
     def _fit_anchor(self) -> None:
         """Follow the newest card once the cards overflow the pane; short content stays on top.
 
