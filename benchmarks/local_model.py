@@ -20,7 +20,9 @@ Each problem goes through the same model, on the same server, three ways:
   the candidate is the code of every step that ran without error, concatenated in order (with a
   no-op ``final_answer``). Its messages are flattened to plain strings: llama.cpp's servers refuse
   smolagents' default list-of-parts system message, and an agent that cannot start says nothing
-  about its loop.
+  about its loop. Every import is authorized (``additional_authorized_imports=["*"]``), as code
+  in our sandbox may import anything: with smolagents' default list, the ``from typing import
+  List`` most HumanEval prompts start with fails every step that copies it.
 
 Every candidate is judged the same way: the prompt's import lines, the candidate, the problem's
 own ``check`` and ``check(entry_point)`` in a fresh ``python -I`` subprocess (timeout 20 s, in a
@@ -255,7 +257,13 @@ def run_smolagents(problem: dict[str, Any], args: argparse.Namespace, api_base: 
         flatten_messages_as_text=True,
         temperature=args.temperature,
     )
-    agent = CodeAgent(tools=[], model=model, max_steps=args.max_steps, verbosity_level=-1)
+    agent = CodeAgent(
+        tools=[],
+        model=model,
+        max_steps=args.max_steps,
+        verbosity_level=-1,
+        additional_authorized_imports=["*"],  # as free as our sandbox; see the module docstring
+    )
     try:
         agent.run(AGENT_TASK.format(prompt=problem["prompt"]))
         row.status = "completed" if _answered(agent) else "stopped (max_steps)"
