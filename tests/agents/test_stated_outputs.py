@@ -60,6 +60,45 @@ def test_nothing_is_judged_when_the_mapping_or_the_value_is_uncertain(code, prin
     assert mismatches(code, printed) == []
 
 
+DEPTHS = (
+    "def depths(s):\n"
+    '    """The deepest nesting of each group.\n'
+    "\n"
+    "    >>> depths('(()()) ((()))')\n"
+    "    [2, 3]\n"
+    '    >>> depths("()")\n'
+    "    [1]\n"
+    '    """\n'
+    "    return [max(g.count('(') for g in [s])]\n"
+    "\n"
+    "print(depths('(()()) ((()))'))\n"
+    "print(depths('()'))\n"
+    "print(depths('(())'))\n"
+)
+
+
+def test_a_print_of_a_docstring_example_is_held_to_the_docstring():
+    # Qwen2.5-Coder-1.5B printed its docstring's example, got [3] for [2, 3, 1, 3], answered
+    assert mismatches(DEPTHS, ["[4]", "[1]", "[2]"]) == [
+        Mismatch(11, "[4]", "[2, 3]", "the docstring of depths")
+    ]
+    assert mismatches(DEPTHS, ["[2, 3]", "[1]", "[9]"]) == []  # depths('(())') has no example
+
+
+@pytest.mark.parametrize(
+    "docstring",
+    [
+        ">>> f(1)\n<object at 0x1>",  # not a literal
+        ">>> f(1)",  # no result shown
+        ">>> x = f(1)\n>>> x\n2",  # not the expression printed
+        ">>> f(2)\n2",  # another call
+    ],
+)
+def test_docstring_examples_that_say_nothing_of_the_print_are_no_mismatch(docstring):
+    code = f'def f(x):\n    """{docstring}\n    """\n    return x\n\nprint(f(1))\n'
+    assert mismatches(code, ["1"]) == []
+
+
 async def test_the_model_is_told_its_output_differs_from_its_comment(
     tmp_path, server: ScriptedModel
 ) -> None:

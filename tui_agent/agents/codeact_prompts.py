@@ -111,15 +111,15 @@ def result_message(
 
 
 def stated_mismatches(result: ExecuteResult, code: str) -> str:
-    """A note naming each print whose line differs from what its comment says it should be
-    (stated_outputs.py); empty when there is none."""
+    """A note naming each print whose line differs from what its comment or a docstring
+    example says it should be (stated_outputs.py); empty when there is none."""
     printed = [line.text.rstrip("\n") for line in result.logs if line.stream == "stdout"]
     found = mismatches(code, printed)
     if not found:
         return ""
     lines = "\n".join(f"- {mismatch.note()}" for mismatch in found)
     return (
-        f"\n\nNote: the output differs from what your comments expect:\n{lines}\n"
+        f"\n\nNote: the output differs from what your code says to expect:\n{lines}\n"
         "Fix the code (or the expectation, if it is the one that is wrong) before you answer."
     )
 

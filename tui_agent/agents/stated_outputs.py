@@ -1,15 +1,18 @@
-"""Printed lines checked against what the code's own comments say they should be.
+"""Printed lines checked against what the code itself says they should be.
 
-Models test their code with `print(f(x))  # Expected: 5` (or `# Output: ...`, `# -> ...`) and
-then answer without comparing. When every line a run printed comes from one of its top-level
-`print` calls, one line each and in order, `mismatches` names each call whose line differs
-from the Python literal its comment states. Anything less certain (prints inside functions or
-loops, a comment that is not a literal, a count that does not match) is no mismatch.
+Models test their code with `print(f(x))  # Expected: 5` (or `# Output: ...`, `# -> ...`), or
+print an example of a docstring of theirs (`>>> f(x)` above its result), and then answer
+without comparing. When every line a run printed comes from one of its top-level `print`
+calls, one line each and in order, `mismatches` names each call whose line differs from the
+Python literal its comment states, else the result a docstring example of the code gives for
+the same expression. Anything less certain (prints inside functions or loops, a stated value
+that is not a literal, a count that does not match) is no mismatch.
 """
 
 from __future__ import annotations
 
 import ast
+import doctest
 import math
 import re
 from dataclasses import dataclass
@@ -29,10 +32,12 @@ class Mismatch:
     line: int
     printed: str
     stated: str
+    source: str = "its comment"
+    """Where the code states it: its comment, or "the docstring of NAME"."""
 
     def note(self) -> str:
         return (
-            f"line {self.line} printed {self.printed!r}, but its comment says it should be "
+            f"line {self.line} printed {self.printed!r}, but {self.source} says it should be "
             f"{self.stated}"
         )
 
@@ -49,16 +54,52 @@ def mismatches(code: str, printed: list[str]) -> list[Mismatch]:
     if not prints or every_print != len(prints) or len(printed) != len(prints):
         return []
     lines = code.splitlines()
+    examples = _docstring_examples(tree)
     found: list[Mismatch] = []
     for node, line in zip(prints, printed, strict=True):
         end = node.end_lineno or node.lineno
-        stated = _STATED.search(lines[end - 1][node.end_col_offset or 0 :])
-        if stated is None:
+        comment = _STATED.search(lines[end - 1][node.end_col_offset or 0 :])
+        assert isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+        if comment is not None:
+            stated, source = comment.group("value"), "its comment"
+        elif (example := examples.get(ast.unparse(node.value.args[0]))) is not None:
+            stated, source = example
+        else:
             continue
-        value = _literal(stated.group("value"))
+        value = _literal(stated)
         if value is not _NOT_A_LITERAL and not _same(line.strip(), value):
-            found.append(Mismatch(node.lineno, line.strip(), stated.group("value")))
+            found.append(Mismatch(node.lineno, line.strip(), stated, source))
     return found
+
+
+def _docstring_examples(tree: ast.Module) -> dict[str, tuple[str, str]]:
+    """Per expression (as `ast.unparse` writes it), the result a docstring example of the
+    code's functions shows for it, and which function's docstring."""
+    parser = doctest.DocTestParser()
+    found: dict[str, tuple[str, str]] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        try:
+            examples = parser.get_examples(ast.get_docstring(node) or "")
+        except ValueError:  # a docstring doctest cannot read is no example
+            continue
+        for example in examples:
+            expression = _expression(example.source)
+            if expression is not None and example.want.strip():
+                found[expression] = (example.want.strip(), f"the docstring of {node.name}")
+    return found
+
+
+def _expression(source: str) -> str | None:
+    """The one expression `source` is, as `ast.unparse` writes it (None: it is not one)."""
+    try:
+        body = ast.parse(source).body
+    except (SyntaxError, ValueError):
+        return None
+    if len(body) != 1 or not isinstance(body[0], ast.Expr):
+        return None
+    return ast.unparse(body[0].value)
 
 
 def _is_print(node: ast.stmt) -> bool:
