@@ -60,6 +60,24 @@ async def code_session(settings: Settings, max_steps: int = 10):
     return await record(settings.db, launch.started, launch.events)
 
 
+async def test_a_stub_run_again_and_again_is_never_offered_as_the_answer(
+    server: ScriptedModel, settings: Settings
+) -> None:
+    # Qwen2.5-Coder-1.5B ran HumanEval's stub three times; it was offered as "code that ran
+    # without error", and the session completed with a stub
+    server.push(run(STUB), run(STUB), run(STUB), answer("add is written."))
+    session = await code_session(settings)
+    assert (session.state.status, session.state.stopped_reason) == (
+        "stopped",
+        "loop: the same code ran 3 times with the same output",
+    )
+    assert session.of(FinalAnswer) == []
+    assert not any("offered" in log.message for log in session.of(Log))
+    told = [request.messages[-1]["content"] for request in server.requests]
+    assert all("add() has no body" in text for text in told[1:])
+    assert not any("ran without error:" in text for text in told)
+
+
 async def test_an_answer_before_the_defined_code_ran_is_sent_back_once(
     server: ScriptedModel, settings: Settings
 ) -> None:

@@ -11,7 +11,8 @@ messages (see prompts.py).
 The run stops, with its `stopped_reason`, at `max_steps`, before a call that would pass the
 budget ("budget"), when it goes round in circles ("loop: ..."), when the model gives no usable
 action after its re-asks ("invalid_reply"; when the last code ran without error, the model
-is first offered that code as its answer, once), or when the provider or the sandbox fails (the
+is first offered that code as its answer, once, unless it is a stub: a function with only its
+docstring), or when the provider or the sandbox fails (the
 error's name). The loop itself, limits, budget and sandbox lifetime, is the shared step loop
 (step_loop/); what is CodeAct's is what a step does.
 """
@@ -27,6 +28,7 @@ from tui_agent.agents.codeact_history import codeact_history
 from tui_agent.agents.codeact_prompts import (
     USER_EDITED,
     assistant_message,
+    bodiless,
     defined_only,
     offer_messages,
     offer_text,
@@ -239,7 +241,8 @@ class _CodeActLoop(StepLoop):
         assert result is not None
         if result.success:
             self.remember_run(RestoreRun(step, code, flag_of(code, self.network)))
-        self.working_code = code if result.success else None
+        # a stub (a function with only its docstring) runs, but is no code to answer with
+        self.working_code = code if result.success and not bodiless(code) else None
         self.untested = defined_only(code) if result.success else []
         self.offered = self.offered and result.success
         if result.success:
@@ -248,7 +251,7 @@ class _CodeActLoop(StepLoop):
             repeated = self.guard.failed_before(code)
         message = result_message(result, code, edited, repeated=repeated, form=self.form)
         reason = self.guard.check(code, result)
-        if reason and result.success and not self.offered:
+        if reason and self.working_code is not None and not self.offered:
             yield Log(
                 level="warning",
                 message=f"step {step}: {reason}; the model is offered this code as the answer",
