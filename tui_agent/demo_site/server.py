@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import signal
 import socket
 import threading
 import time
@@ -207,7 +208,11 @@ WAKE_SECONDS = 0.2
 
 
 def serve(port: int = 0, announce: Callable[[str], None] = print) -> None:
-    """Run the demo site until Ctrl+C, announcing the base URL and each layout's URL."""
+    """Run the demo site until Ctrl+C, announcing the base URL and each layout's URL.
+
+    Ctrl+C stops it even when it was started with SIGINT ignored, which Python then leaves
+    ignored: a script's `tui-agent demo-site &` (a background job without job control)."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     with DemoSite(port) as site:
         announce(f"Demo site at {site.base_url}/ (Ctrl+C to stop)")
         for layout, url in site.layout_urls().items():
