@@ -18,6 +18,7 @@ import json
 import re
 import textwrap
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -479,39 +480,34 @@ def json_objects(text: str) -> list[tuple[dict[str, Any], str]]:
     """The JSON objects written in `text` (alone or in a top-level array), each with the text
     it was read from, read as leniently as an action: comments, trailing commas, Python
     quoting and triple-quoted strings."""
-    found: list[tuple[dict[str, Any], str]] = []
-    for span in _spans(text):
+    return [(obj, text[span.start : span.end]) for span, obj, _ in _objects(text, _spans(text))]
+
+
+def _objects(text: str, spans: list[_Span]) -> Iterator[tuple[_Span, dict[str, Any], list[str]]]:
+    """Each object the closed `spans` of `text` hold (an array's objects one by one), with the
+    repairs its reading took."""
+    for span in spans:
         if span.end < 0:
             continue
-        raw = text[span.start : span.end]
+        repairs: list[str] = []
         try:
-            value = _load(raw, [])
+            value = _load(text[span.start : span.end], repairs)
         except ValueError:
             continue
-        found += [
-            (v, raw) for v in (value if isinstance(value, list) else [value]) if isinstance(v, dict)
-        ]
-    return found
+        objects = [v for v in value if isinstance(v, dict)] if isinstance(value, list) else [value]
+        if isinstance(value, list) and objects:
+            repairs.append("took the object out of a JSON array")
+        for obj in objects:
+            if isinstance(obj, dict):
+                yield span, obj, repairs
 
 
 def _select_object(text: str, finish_reason: str | None, repairs: list[str]) -> dict[str, Any]:
     spans = _spans(text)
     found: list[tuple[_Span, dict[str, Any]]] = []
-    for span in spans:
-        if span.end < 0:
-            continue
-        attempt: list[str] = []
-        try:
-            value = _load(text[span.start : span.end], attempt)
-        except ValueError:
-            continue
-        objects = [v for v in value if isinstance(v, dict)] if isinstance(value, list) else [value]
-        if isinstance(value, list) and objects:
-            attempt.append("took the object out of a JSON array")
-        for obj in objects:
-            if isinstance(obj, dict):
-                found.append((span, obj))
-                repairs.extend(r for r in attempt if r not in repairs)
+    for span, obj, attempt in _objects(text, spans):
+        found.append((span, obj))
+        repairs.extend(r for r in attempt if r not in repairs)
     candidates = [(s, o) for s, o in found if any(_canonical(str(k)) in FIELDS for k in o)]
     if not candidates:
         raise ActionParseError(_nothing_found(text, spans, finish_reason, bool(found)))
