@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from tui_agent.analysis.shapes import AgentType, FieldFeedback, OutputAnalysis
 
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 """Version of the event schema; bumped on any change old readers could not parse.
 
 2: ExecutionOutput (live output of a running step).
@@ -30,9 +30,12 @@ SCHEMA_VERSION = 12
 9: SessionStarted.request (what the session was started with: its request, as JSON).
 11: conversations: UserMessage, TurnEnded, ModelChanged, SessionResumed, StateRestoreRun,
     StateRestored, HistoryFitted; status "waiting"; SessionStarted.parent (a fork's origin).
-12: LLMCall.sampling (the temperature, max tokens and top_p a call was sent with)."""
+12: LLMCall.sampling (the temperature, max tokens and top_p a call was sent with).
+13: batches: kind "batch", BatchQueued and BatchItem; SessionStarted.batch (an item's batch)."""
 
-SessionKind = Literal["code", "exec", "scrape", "task", "refine", "toolcode", "recording"]
+SessionKind = Literal[
+    "code", "exec", "scrape", "task", "refine", "toolcode", "recording", "batch"
+]
 RecordedKind = SessionKind | Literal["codeact"]
 """A kind as an event recorded it: schema 9 and before named the command `code` `codeact`.
 Events stay as recorded (an export is the file imported, byte for byte); `current_kind`
@@ -90,6 +93,13 @@ class ForkOrigin(BaseModel):
     at_step: int
 
 
+class BatchOrigin(BaseModel):
+    """The batch a session is an item of, and which item (0-based)."""
+
+    session_id: str
+    item: int
+
+
 class SessionStarted(BaseEvent):
     type: Literal["session_started"] = "session_started"
     kind: RecordedKind
@@ -103,9 +113,11 @@ class SessionStarted(BaseEvent):
     settings-backed fields resolved and the secrets of a context masked; None for sessions
     recorded before requests were stored (or started without one)."""
     request_masked: bool = Field(default=False, exclude_if=_empty)
+    """Secrets were masked in `request`: running it again needs them given again."""
     parent: ForkOrigin | None = Field(default=None, exclude_if=_empty)
     """A fork's origin: the session and the step it was forked at (None: not a fork)."""
-    """Secrets were masked in `request`: running it again needs them given again."""
+    batch: BatchOrigin | None = Field(default=None, exclude_if=_empty)
+    """The batch this session is an item of (None: not a batch item)."""
 
 
 class ThoughtDelta(BaseEvent):
@@ -492,6 +504,44 @@ class HistoryFitted(BaseEvent):
     dropped: int = 0
 
 
+BatchItemStatus = Literal["started", "finished", "failed", "retrying", "cancelled"]
+
+
+class BatchEntry(BaseModel):
+    """One item of a batch as queued: its index, what it is (a URL, a row, a task id) and the
+    id its session gets (derived from the batch and the item, so a rerun never duplicates)."""
+
+    item: int
+    label: str
+    child: str
+
+
+class BatchQueued(BaseEvent):
+    """Items of a batch were queued (all of them at the start; the rest on a resume)."""
+
+    type: Literal["batch_queued"] = "batch_queued"
+    entries: list[BatchEntry]
+    total: int
+    """How many items the batch has in all."""
+
+
+class BatchItem(BaseEvent):
+    """An item of a batch started, finished (its session stored), failed (its one line) or is
+    run again (`retrying`: its worker died or its session failed and retries remain).
+    `status`: the child session's status once finished; `passed`: an eval item's check."""
+
+    type: Literal["batch_item"] = "batch_item"
+    item: int
+    state: BatchItemStatus
+    child: str = ""
+    status: str = ""
+    line: str = ""
+    seconds: float = 0.0
+    attempt: int = 1
+    worker: str = ""
+    passed: bool | None = None
+
+
 class SessionEnded(BaseEvent):
     type: Literal["session_ended"] = "session_ended"
     status: SessionStatus
@@ -531,6 +581,8 @@ Event = Annotated[
     | StateRestoreRun
     | StateRestored
     | HistoryFitted
+    | BatchQueued
+    | BatchItem
     | SessionEnded,
     Field(discriminator="type"),
 ]

@@ -14,9 +14,13 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from tui_agent.analysis.shapes import FieldFeedback, OutputAnalysis
+from tui_agent.batch.state import BatchState
 from tui_agent.events import (
     Artifact,
     AttemptStarted,
+    BatchItem,
+    BatchOrigin,
+    BatchQueued,
     CheckVerdict,
     CodeProposed,
     Error,
@@ -194,6 +198,8 @@ class SessionSummary(BaseModel):
     stopped_reason: str | None = None
     parent: str | None = None
     """A fork's parent session and step, as "ID@STEP" (None: not a fork)."""
+    batch: str | None = None
+    """The batch session this one is an item of (None: not a batch item)."""
 
 
 @dataclass
@@ -247,6 +253,10 @@ class SessionState:
     """The session this one was forked from, and at which step."""
     restoring: StateRestoreRun | None = None
     """The last run of a state restore under way (None: none under way)."""
+    batch_of: BatchOrigin | None = None
+    """The batch this session is an item of (None: not a batch item)."""
+    batch: BatchState | None = None
+    """A batch session's items and totals (None: not a batch)."""
 
     @property
     def total_tokens(self) -> int:
@@ -319,6 +329,7 @@ class SessionState:
             event_count=self.event_count,
             stopped_reason=self.stopped_reason,
             parent=f"{self.parent.session_id}@{self.parent.at_step}" if self.parent else None,
+            batch=self.batch_of.session_id if self.batch_of else None,
         )
 
 
@@ -333,7 +344,10 @@ def _started(state: SessionState, e: SessionStarted) -> None:
     state.request = e.request
     state.request_masked = e.request_masked
     state.parent = e.parent
+    state.batch_of = e.batch
     state.started_at = e.ts
+    if state.kind == "batch":
+        state.batch = BatchState()
 
 
 def _thought_delta(state: SessionState, e: ThoughtDelta) -> None:
@@ -533,7 +547,19 @@ def _fitted(state: SessionState, e: HistoryFitted) -> None:
     state.timeline.append(e)
 
 
+def _batch_queued(state: SessionState, e: BatchQueued) -> None:
+    if state.batch is not None:
+        state.batch.queued(e)
+
+
+def _batch_item(state: SessionState, e: BatchItem) -> None:
+    if state.batch is not None:
+        state.batch.changed(e)
+
+
 _HANDLERS: dict[type, Callable[[SessionState, Any], None]] = {
+    BatchQueued: _batch_queued,
+    BatchItem: _batch_item,
     SessionStarted: _started,
     ThoughtDelta: _thought_delta,
     Thought: _thought,

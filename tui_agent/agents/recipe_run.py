@@ -9,12 +9,14 @@ page shows no list, a page-level step fails), partial (error, with the reason).
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
 
 from tui_agent.analysis import analyze_output
 from tui_agent.events import (
@@ -76,6 +78,7 @@ async def run_recipe(
     yet started: a default one if None; `parser`: the model that reads DETAILS_SCHEMA's
     fields when the recipe asks for it)."""
     browser = browser or Browser()
+    page: Page | None = None
     try:
         yield PhaseStarted(phase="load", detail=url)
         began = time.monotonic()
@@ -107,6 +110,9 @@ async def run_recipe(
         async for event in extract_phase(interpreter):
             yield event
     finally:
+        if page is not None and not browser.crashed:  # a kept browser goes on without it
+            with contextlib.suppress(PlaywrightError):
+                await page.context.close()
         await browser.close()
 
 

@@ -10,6 +10,7 @@ import argparse
 import sys
 
 from tui_agent.cli import (
+    batch,
     demo_site,
     recipe,
     refine,
@@ -38,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
         task,
         recipe,
         refine,
+        batch,
         tools,
         sessions,
         sandbox,

@@ -20,7 +20,7 @@ from tui_agent.session import SessionState, SessionSummary, fold
 from tui_agent.store.appends import Append
 from tui_agent.store.connection import open_connection
 from tui_agent.store.errors import SessionExists, SessionNotFound, StoreError
-from tui_agent.store.jsonl import MAX_FILE_MB, read_jsonl, write_lines
+from tui_agent.store.jsonl import MAX_FILE_MB, parse_jsonl, read_jsonl, write_lines
 from tui_agent.store.queries import event_rows, fetch, write_transaction
 from tui_agent.store.rows import (
     INSERT_CHAIN_OF_WORK,
@@ -184,35 +184,30 @@ class Store:
                 "'_', '.' or '-'"
             )
         async with self._use() as conn, write_transaction(conn):
-            if await fetch(conn, "SELECT 1 FROM sessions WHERE id = ?", (session_id,)):
-                raise SessionExists(
-                    f"session {session_id} already exists in {self.path}; delete it first "
-                    f"(`tui-agent sessions delete {session_id}`)",
-                    session_id,
-                )
+            await self._refuse_existing(conn, session_id)
             await self._refuse_short_id_clash(conn, session_id)
-            await conn.execute(INSERT_SESSION, summary_row(state.summary()))
-            await conn.execute(
-                "UPDATE sessions SET imported_from = ? WHERE id = ?",
-                (str(Path(path).resolve()), session_id),
-            )
-            await conn.executemany(INSERT_EVENT, [event_row(e) for e in events])
-            await conn.executemany(
-                INSERT_ITEM,
-                [(session_id, i, item_json(item)) for i, item in enumerate(state.items)],
-            )
-            await conn.executemany(
-                INSERT_FEEDBACK,
-                [r for e in events if isinstance(e, FeedbackSubmitted) for r in feedback_rows(e)],
-            )
-            await conn.executemany(
-                INSERT_LLM_CALL, [llm_call_row(e) for e in events if isinstance(e, LLMCall)]
-            )
-            await conn.executemany(
-                INSERT_CHAIN_OF_WORK,
-                [chain_of_work_row(e) for e in events if isinstance(e, TaskResult)],
-            )
+            await _insert_session(conn, events, state, imported_from=str(Path(path).resolve()))
         return session_id
+
+    async def add_recorded(self, lines: list[str]) -> str:
+        """Store a session recorded elsewhere (a batch item a worker ran), given as its exported
+        lines; returns its id. All or nothing, checked as an import is; unlike an import, it is
+        not marked as imported: it ran on the user's behalf, its id made here. A session already
+        stored raises `SessionExists`."""
+        events, state = await asyncio.to_thread(_parse_and_fold, lines)
+        session_id = events[0].session_id
+        async with self._use() as conn, write_transaction(conn):
+            await self._refuse_existing(conn, session_id)
+            await _insert_session(conn, events, state, imported_from=None)
+        return session_id
+
+    async def _refuse_existing(self, conn: aiosqlite.Connection, session_id: str) -> None:
+        if await fetch(conn, "SELECT 1 FROM sessions WHERE id = ?", (session_id,)):
+            raise SessionExists(
+                f"session {session_id} already exists in {self.path}; delete it first "
+                f"(`tui-agent sessions delete {session_id}`)",
+                session_id,
+            )
 
     async def _refuse_short_id_clash(self, conn: aiosqlite.Connection, session_id: str) -> None:
         """A StoreError when a stored session would read as `session_id` where ids are shown
@@ -341,3 +336,37 @@ class Store:
 def _read_and_fold(path: Path, max_mb: float) -> tuple[list[Event], SessionState]:
     events = read_jsonl(path, max_mb)
     return events, fold(events)
+
+
+def _parse_and_fold(lines: list[str]) -> tuple[list[Event], SessionState]:
+    events = parse_jsonl(lines, "the recorded session")
+    return events, fold(events)
+
+
+async def _insert_session(
+    conn: aiosqlite.Connection,
+    events: list[Event],
+    state: SessionState,
+    imported_from: str | None,
+) -> None:
+    """Every row of a whole session: its summary, events, items, feedback, calls, records."""
+    session_id = events[0].session_id
+    await conn.execute(INSERT_SESSION, summary_row(state.summary()))
+    if imported_from is not None:
+        await conn.execute(
+            "UPDATE sessions SET imported_from = ? WHERE id = ?", (imported_from, session_id)
+        )
+    await conn.executemany(INSERT_EVENT, [event_row(e) for e in events])
+    await conn.executemany(
+        INSERT_ITEM, [(session_id, i, item_json(item)) for i, item in enumerate(state.items)]
+    )
+    await conn.executemany(
+        INSERT_FEEDBACK,
+        [r for e in events if isinstance(e, FeedbackSubmitted) for r in feedback_rows(e)],
+    )
+    await conn.executemany(
+        INSERT_LLM_CALL, [llm_call_row(e) for e in events if isinstance(e, LLMCall)]
+    )
+    await conn.executemany(
+        INSERT_CHAIN_OF_WORK, [chain_of_work_row(e) for e in events if isinstance(e, TaskResult)]
+    )

@@ -34,7 +34,7 @@ def _validation_reason(exc: ValidationError) -> str:
     return f"invalid {kind} event: {place}: {error['msg']}"
 
 
-def _parse_line(path: Path, number: int, text: str) -> Event:
+def _parse_line(path: Path | str, number: int, text: str) -> Event:
     if len(text) > MAX_LINE_MB * MB:
         reason = f"a line of {len(text) / MB:,.1f} MB (an event may have {MAX_LINE_MB} MB)"
         raise JsonlError(path, number, reason)
@@ -78,8 +78,13 @@ def read_jsonl(path: Path, max_mb: float = MAX_FILE_MB) -> list[Event]:
     except UnicodeDecodeError as exc:
         bad = data.count(b"\n", 0, exc.start) + 1
         raise JsonlError(path, bad, "not UTF-8 text") from None
+    return parse_jsonl(text.split("\n"), path)
+
+
+def parse_jsonl(lines: Iterable[str], path: Path | str) -> list[Event]:
+    """The events of a session's lines (as `read_jsonl` checks them; `path` names them)."""
     events: list[Event] = []
-    for number, line in enumerate(text.split("\n"), start=1):
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         event = _parse_line(path, number, line)

@@ -232,7 +232,48 @@ _V6: Migration = (
     """,
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4, _V5, _V6)
+# The batch a session is an item of, so the home screen groups items under their batch
+# without reading events; the summary view and its insert trigger carry it too.
+_V7: Migration = (
+    "ALTER TABLE sessions ADD COLUMN batch TEXT",
+    "CREATE INDEX sessions_by_batch ON sessions (batch)",
+    "DROP TRIGGER events_with_session_insert",
+    "DROP VIEW events_with_session",
+    """
+    CREATE VIEW events_with_session AS
+    SELECT s.id, s.kind, s.title, s.status, s.model, s.started_at, s.ended_at, s.duration,
+           s.step_count, s.item_count, s.prompt_tokens, s.completion_tokens, s.cost,
+           s.cost_complete, s.event_count, s.stopped_reason, s.parent, s.batch,
+           e.seq, e.type, e.ts, e.json
+    FROM events AS e JOIN sessions AS s ON s.id = e.session_id
+    """,
+    """
+    CREATE TRIGGER events_with_session_insert INSTEAD OF INSERT ON events_with_session
+    BEGIN
+        INSERT INTO sessions (id, kind, title, status, model, started_at, ended_at, duration,
+                              step_count, item_count, prompt_tokens, completion_tokens, cost,
+                              cost_complete, event_count, stopped_reason, parent, batch)
+        VALUES (NEW.id, NEW.kind, NEW.title, NEW.status, NEW.model, NEW.started_at,
+                NEW.ended_at, NEW.duration, NEW.step_count, NEW.item_count, NEW.prompt_tokens,
+                NEW.completion_tokens, NEW.cost, NEW.cost_complete, NEW.event_count,
+                NEW.stopped_reason, NEW.parent, NEW.batch)
+        ON CONFLICT (id) DO UPDATE SET
+            kind = excluded.kind, title = excluded.title, status = excluded.status,
+            model = excluded.model, started_at = excluded.started_at,
+            ended_at = excluded.ended_at, duration = excluded.duration,
+            step_count = excluded.step_count, item_count = excluded.item_count,
+            prompt_tokens = excluded.prompt_tokens,
+            completion_tokens = excluded.completion_tokens, cost = excluded.cost,
+            cost_complete = excluded.cost_complete, event_count = excluded.event_count,
+            stopped_reason = excluded.stopped_reason, parent = excluded.parent,
+            batch = excluded.batch;
+        INSERT INTO events (session_id, seq, type, ts, json)
+        VALUES (NEW.id, NEW.seq, NEW.type, NEW.ts, NEW.json);
+    END
+    """,
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7)
 SCHEMA_VERSION = len(MIGRATIONS)
 """The schema version this code writes."""
 

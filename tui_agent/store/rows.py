@@ -41,6 +41,7 @@ SUMMARY_COLUMNS = (
     "event_count",
     "stopped_reason",
     "parent",
+    "batch",
 )
 
 INSERT_SESSION = (
@@ -79,6 +80,7 @@ def summary_row(summary: SessionSummary) -> tuple[Any, ...]:
         s.event_count,
         s.stopped_reason,
         s.parent,
+        s.batch,
     )
 
 

@@ -7,6 +7,7 @@ and its pages load http(s) only, file:// beneath one folder when the user allows
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import shutil
@@ -14,7 +15,7 @@ import socket
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from tui_agent.web.browser_error import BrowserError
@@ -193,6 +194,32 @@ class Browser:
         tb: TracebackType | None,
     ) -> None:
         await self.close()
+
+
+class KeptBrowser(Browser):
+    """A Chromium kept running from session to session (a batch worker's): `start` launches it
+    once (again after a crash), `close` leaves it running for the next session, `shutdown`
+    stops it. Sessions share it safely: each page has a fresh context of its own."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._starting: asyncio.Lock | None = None
+
+    async def start(self) -> None:
+        self._starting = self._starting or asyncio.Lock()
+        async with self._starting:
+            if self._browser is not None and not self.crashed:
+                return
+            await super().close()
+            self.crashed = False
+            await super().start()
+
+    async def close(self) -> None:
+        """Leave it running: the next session uses it (see `shutdown`)."""
+
+    async def shutdown(self) -> None:
+        """Stop Chromium for good."""
+        await super().close()
 
 
 def _launch_failure(exc: Exception, launch: Launch | None) -> str:

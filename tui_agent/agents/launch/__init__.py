@@ -24,6 +24,7 @@ from tui_agent.events import new_session_id
 
 if TYPE_CHECKING:
     from tui_agent.agents.task.breaker import CircuitBreaker
+    from tui_agent.web.browser import Browser
     from tui_agent.agents.task.cache import CodeCache
     from tui_agent.config import Settings
 
@@ -50,6 +51,7 @@ def prepare(
     breaker: CircuitBreaker | None = None,
     conversation: Conversation | None = None,
     continuation: Continuation | None = None,
+    browser: Browser | None = None,
 ) -> Launch:
     """The session `request` starts, checked and ready to record (see the module docstring).
 
@@ -57,11 +59,18 @@ def prepare(
     that needs approval is refused); `session_id` defaults to a new one; `cache` and
     `breaker` are the task executor's code cache and circuit breaker (None: no cache, the
     process's breaker). `conversation`: a chat-like session (code, toolcode) goes on in turns
-    (None: one turn); `continuation`: it continues stored events (see launch/resume.py).
+    (None: one turn); `continuation`: it continues stored events (see launch/resume.py);
+    `browser`: a running Chromium the web kinds share (None: one of the session's own).
     """
     starter = _starter(request.kind)
     provided = Provided(
-        session_id or new_session_id(), approver, cache, breaker, conversation, continuation
+        session_id or new_session_id(),
+        approver,
+        cache,
+        breaker,
+        conversation,
+        continuation,
+        browser,
     )
     launch: Launch = starter(request.resolved(settings), settings, provided)
     return launch

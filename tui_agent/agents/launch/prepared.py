@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from tui_agent.agents.task.breaker import CircuitBreaker
     from tui_agent.agents.task.cache import CodeCache
     from tui_agent.agents.task.session import TaskSession
+    from tui_agent.web.browser import Browser
 
 
 @dataclass(frozen=True)
@@ -22,7 +23,8 @@ class Provided:
     """What the front end provides: who approves runs (a modal, a terminal prompt; None:
     nobody can), the session's id, the task executor's code cache and circuit breaker (None:
     the process's own); for the chat-like agents, the user's side of the conversation (None:
-    one turn) and what the session continues from (None: nothing, it is new)."""
+    one turn) and what the session continues from (None: nothing, it is new); for the web
+    kinds, a running browser to use (None: a Chromium of the session's own)."""
 
     session_id: str
     approver: Approver | None = None
@@ -30,6 +32,9 @@ class Provided:
     breaker: CircuitBreaker | None = None
     conversation: Conversation | None = None
     continuation: Continuation | None = None
+    browser: Browser | None = None
+    """A Chromium the web kinds use instead of one of their own (a batch worker's, kept
+    running from item to item)."""
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,7 @@ def start_scrape(request: ScrapeRequest, settings: Settings, provided: Provided)
     if save is not None and not save.resolve().parent.is_dir():
         raise RequestError("save_recipe", f"cannot save the recipe to {save}: no such folder")
     url = start_page(request.url, settings)
-    browser = _browser(url, settings)
+    browser = provided.browser or _browser(url, settings)
     llm: LLM | None = None
     if request.planner != "offline" and request.model:
         llm = model_for(request.model, ModelOptions.of(request))
@@ -88,7 +88,7 @@ def start_recipe(request: RecipeRunRequest, settings: Settings, provided: Provid
     (and the details cache beside the database); without one its items keep their text."""
     recipe = parse_recipe(request.recipe, request.recipe_file or "the recipe")
     url = start_page(request.url, settings)
-    browser = _browser(url, settings)
+    browser = provided.browser or _browser(url, settings)
     parser = None
     if recipe.bindings.DETAILS_SCHEMA and request.model:
         llm = model_for(request.model, ModelOptions.of(request))

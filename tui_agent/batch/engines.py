@@ -1,0 +1,154 @@
+"""Where a batch's items run: in this process on its event loop, or on Dask workers.
+
+`--engine local[:N]` runs items as coroutines here (N at once; plain asyncio, one Chromium
+shared). `--engine dask-local:N` starts a Dask `LocalCluster` of N worker processes on
+loopback and reaches it by its address, as `--engine tcp://HOST:8786` reaches a scheduler
+someone started (`dask scheduler`, `dask worker tcp://HOST:8786` on each machine): one code
+path for both. A worker that dies mid-item has the item run again elsewhere (Dask does);
+an item that took down `STRIKES` workers is lost (`ItemLost`) and the batch goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from typing import Any, Protocol
+
+from tui_agent.batch.worker import ItemJob, ItemOutcome, run_job
+from tui_agent.errors import UserError
+
+STRIKES = 3
+"""Workers an item may take down before it is failed (Dask's allowed-failures + 1)."""
+DEFAULT_LOCAL = 4
+_SPEC = re.compile(r"(?P<kind>local|dask-local)(?::(?P<n>\d+))?|(?P<address>(tcp|tls)://\S+)")
+
+
+class EngineError(UserError):
+    """An engine that cannot be used: a bad --engine, a scheduler that does not answer."""
+
+
+class ItemLost(Exception):
+    """An item whose runs kept killing the workers running them."""
+
+
+class Engine(Protocol):
+    """Runs one item's job somewhere and returns its outcome."""
+
+    name: str
+    slots: int
+    """How many items it runs at once by default."""
+
+    async def start(self) -> None: ...
+
+    async def run(self, job: ItemJob) -> ItemOutcome: ...
+
+    async def close(self) -> None: ...
+
+
+class LocalEngine:
+    """Items as coroutines on this event loop (the default; no Dask)."""
+
+    def __init__(self, slots: int = DEFAULT_LOCAL) -> None:
+        self.name = f"local:{slots}"
+        self.slots = slots
+        self._browser: Any = None
+
+    async def start(self) -> None:
+        return None
+
+    async def run(self, job: ItemJob) -> ItemOutcome:
+        from tui_agent.batch.worker import kept_browser
+
+        browser = None
+        if job.request.get("kind") in ("recipe", "scrape") and not job.settings.get(
+            "allow_file_urls"
+        ):
+            browser = self._browser = self._browser or kept_browser(job.settings)
+        return await run_job(job, browser)
+
+    async def close(self) -> None:
+        browser, self._browser = self._browser, None
+        if browser is not None:
+            await browser.shutdown()
+
+
+class DaskEngine:
+    """Items on the workers of a Dask scheduler: one at `address`, or a LocalCluster of
+    `workers` processes started here on loopback."""
+
+    def __init__(self, address: str | None = None, workers: int = 2) -> None:
+        self.address = address
+        self.workers = workers
+        self.name = address or f"dask-local:{workers}"
+        self.slots = workers
+        self._cluster: Any = None
+        self._client: Any = None
+
+    async def start(self) -> None:
+        import dask
+        from distributed import Client, LocalCluster
+
+        dask.config.set({"distributed.scheduler.allowed-failures": STRIKES - 1})
+        address = self.address
+        try:
+            if address is None:
+                self._cluster = await LocalCluster(
+                    n_workers=self.workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    host="127.0.0.1",
+                    dashboard_address=None,
+                    asynchronous=True,
+                )
+                address = self._cluster.scheduler_address
+            self._client = await Client(address, asynchronous=True, timeout="10s")
+        except (OSError, TimeoutError) as exc:
+            await self.close()
+            raise EngineError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+        threads = sum((await self._client.nthreads()).values()) if self.address else self.workers
+        self.slots = max(1, threads)
+
+    @property
+    def address_in_use(self) -> str:
+        """The scheduler's address (the LocalCluster's once started)."""
+        client = self._client
+        return str(client.scheduler.address) if client is not None else (self.address or "")
+
+    async def run(self, job: ItemJob) -> ItemOutcome:
+        from distributed import KilledWorker
+
+        from tui_agent.batch.worker import run_item
+
+        future = self._client.submit(
+            run_item, job.model_dump(), key=f"item-{job.child}-{job.attempt}", pure=False
+        )
+        try:
+            return ItemOutcome.model_validate(await future)
+        except KilledWorker:
+            raise ItemLost(f"it took down {STRIKES} workers running it") from None
+        except asyncio.CancelledError:
+            await future.cancel()
+            raise
+
+    async def close(self) -> None:
+        client, self._client = self._client, None
+        cluster, self._cluster = self._cluster, None
+        if client is not None:
+            await client.close()
+        if cluster is not None:
+            await cluster.close()
+
+
+def engine_for(spec: str) -> Engine:
+    """The engine `--engine SPEC` names: local[:N], dask-local:N or tcp://HOST:PORT."""
+    found = _SPEC.fullmatch(spec.strip())
+    if found is None:
+        raise EngineError(
+            f"--engine {spec!r} is not an engine: use local[:N], dask-local:N or tcp://HOST:8786"
+        )
+    if found["address"]:
+        return DaskEngine(found["address"])
+    count = int(found["n"]) if found["n"] else (DEFAULT_LOCAL if found["kind"] == "local" else 2)
+    if not 1 <= count <= 256:
+        raise EngineError(f"--engine {spec!r}: N must be 1 to 256")
+    return LocalEngine(count) if found["kind"] == "local" else DaskEngine(workers=count)
