@@ -19,6 +19,8 @@ from rich.text import Text
 from tui_agent.events import (
     Artifact,
     AttemptStarted,
+    BatchItem,
+    BatchQueued,
     CheckVerdict,
     CodeProposed,
     Error,
@@ -258,6 +260,11 @@ def render_event(event: Event) -> RenderableType | None:
             return Text(f"🔀 {model_changed_line(event)}", style="cyan")
         case SessionResumed():
             return Text(f"↻ {resumed_line(event)}", style="bold")
+        case BatchQueued():
+            count = len(event.entries)
+            return Text(f"⧉ {count} of {event.total} items queued", style="bold")
+        case BatchItem() if event.state != "started":
+            return batch_item_text(event)
         case StateRestoreRun():
             return Text(f"   {restore_run_line(event)}", style="dim" if event.ok else "yellow")
         case StateRestored():
@@ -380,9 +387,66 @@ def sessions_table(summaries: list[SessionSummary]) -> Table:
             str(s.item_count),
             str(s.prompt_tokens + s.completion_tokens),
             format_cost(s.cost, s.cost_complete),
-            escape(s.title) + (f"  [dim](fork of {escape(s.parent)})[/]" if s.parent else ""),
+            escape(s.title) + _lineage(s),
         )
     return table
+
+
+def _lineage(summary: SessionSummary) -> str:
+    if summary.parent:
+        return f"  [dim](fork of {escape(summary.parent)})[/]"
+    if summary.batch:
+        return f"  [dim](item of batch {escape(summary.batch[:8])})[/]"
+    return ""
+
+
+_ITEM_STYLES = {"finished": "green", "failed": "bold red", "retrying": "yellow"}
+
+
+def batch_item_text(event: BatchItem) -> Text:
+    """One line for an item of a batch that ended (or is run again)."""
+    verdict = {True: ", passed", False: ", failed its check"}.get(event.passed, "")  # type: ignore[arg-type]
+    status = f" ({event.status}{verdict})" if event.status else ""
+    seconds = f" in {event.seconds:.1f} s" if event.seconds else ""
+    line = f": {event.line}" if event.line and event.passed is not True else ""
+    text = f"item {event.item + 1} {event.state}{status}{seconds}{line}"
+    return Text(text, style=_ITEM_STYLES.get(event.state, "dim"))
+
+
+def batch_report(state: SessionState) -> RenderableType:
+    """A batch session's report (`sessions show` for kind "batch"): its totals, then a row
+    per item with its session's id; `state` folded from display copies of its events."""
+    batch = state.batch
+    if batch is None:
+        return Text("not a batch")
+    overview = Table.grid(padding=(0, 2))
+    overview.add_column(style="bold")
+    overview.add_column()
+    rate = batch.rate
+    rows = [
+        ("batch", f"{visible(state.session_id)}  {state.title}"),
+        ("engine", str(state.params.get("engine", "—"))),
+        ("status", state.status + (f" ({state.stopped_reason})" if state.stopped_reason else "")),
+        ("items", f"{batch.done} of {batch.total} done, {len(batch.failures)} failed"),
+        ("took", format_duration(state.duration) + (f", {rate:.2f} items/s" if rate else "")),
+    ]
+    for label, value in rows:
+        overview.add_row(label, escape(value))
+    table = Table(box=None, padding=(0, 1), pad_edge=False, header_style="bold")
+    for column in ("#", "item", "state", "session", "status", "s", "why"):
+        table.add_column(column, overflow="fold", no_wrap=column in ("#", "session"))
+    for item in sorted(batch.items.values(), key=lambda i: i.item):
+        status = item.status + {True: " pass", False: " FAIL"}.get(item.passed, "")  # type: ignore[arg-type]
+        table.add_row(
+            str(item.item + 1),
+            escape(item.label),
+            Text(item.state, style=_ITEM_STYLES.get(item.state, "")),
+            visible(item.child[:8]) if item.stored else "",
+            escape(status),
+            f"{item.seconds:.1f}" if item.seconds else "",
+            escape(item.line),
+        )
+    return Group(Text("Batch report", style="bold"), overview, table)
 
 
 REPORT_ROWS = 20

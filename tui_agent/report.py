@@ -133,6 +133,20 @@ class TurnReport(_Report):
     stopped_reason: str | None
 
 
+class BatchItemReport(_Report):
+    """One item of a batch: what it is, its session, how it ended (eval items: `passed`)."""
+
+    item: int
+    label: str
+    state: str
+    session_id: str | None
+    status: str
+    line: str
+    seconds: float
+    attempts: int
+    passed: bool | None
+
+
 class ModelReport(_Report):
     """The calls of one model: tokens, and cost (null when no call of it had a price)."""
 
@@ -198,6 +212,8 @@ class SessionReport(_Report):
     """How each turn ended, in order (conversations; the last one may end with the session)."""
     models: dict[str, ModelReport] = {}
     """Calls, tokens and cost per model, in the order first called."""
+    batch_items: list[BatchItemReport] = []
+    """A batch's items in order, each with its session (batch sessions)."""
 
 
 def build_report(state: SessionState, items: int | None = None) -> SessionReport:
@@ -294,6 +310,22 @@ def build_report(state: SessionState, items: int | None = None) -> SessionReport
             )
             for model, usage in state.models.items()
         },
+        batch_items=[
+            BatchItemReport(
+                item=item.item,
+                label=item.label,
+                state=item.state,
+                session_id=item.child if item.stored else None,
+                status=item.status,
+                line=item.line,
+                seconds=item.seconds,
+                attempts=item.attempt,
+                passed=item.passed,
+            )
+            for item in sorted(state.batch.items.values(), key=lambda i: i.item)
+        ]
+        if state.batch
+        else [],
     )
 
 

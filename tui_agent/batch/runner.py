@@ -203,7 +203,6 @@ class BatchRun:
                 BatchItem(
                     item=index,
                     state="retrying" if retry else "failed",
-                    child=child,
                     status="lost",
                     line=line,
                     attempt=attempt,
@@ -231,6 +230,8 @@ class BatchRun:
                 await self.recorder.store.add_recorded(outcome.lines)
         if outcome.cache:
             await self._keep_code(outcome.cache, gate)
+        for key in outcome.cache_used:
+            await self.cache.used(key)
         await self.recorder.emit(
             BatchItem(
                 item=index,

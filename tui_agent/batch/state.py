@@ -24,6 +24,8 @@ class ItemState:
     worker: str = ""
     passed: bool | None = None
     ended_at: float | None = None
+    stored: bool = False
+    """Its session is in the store (an item refused or lost before it ran has none)."""
 
 
 @dataclass
@@ -71,12 +73,12 @@ class BatchState:
             item = self.items[e.item] = ItemState(e.item, str(e.item), e.child)
         item.state = e.state
         item.attempt = max(item.attempt, e.attempt)
-        item.child = e.child or item.child
         item.worker = e.worker or item.worker
         if e.state == "started":
             self.first_start = e.ts if self.first_start is None else self.first_start
             return
         item.status, item.line, item.seconds, item.passed = e.status, e.line, e.seconds, e.passed
         if e.state in ("finished", "failed"):
+            item.stored = bool(e.child)
             item.ended_at = e.ts
             self.last_end = e.ts

@@ -74,7 +74,8 @@ class ItemJob(BaseModel):
 
 class ItemOutcome(BaseModel):
     """What comes back: the session's lines (none when its request was refused before it
-    started), how it ended, in one line, an eval item's verdict, the code it cached."""
+    started), how it ended, in one line, an eval item's verdict, the code it cached and the
+    code it was sent that it used."""
 
     child: str
     lines: list[str]
@@ -84,6 +85,8 @@ class ItemOutcome(BaseModel):
     worker: str = ""
     passed: bool | None = None
     cache: list[dict[str, Any]] = []
+    cache_used: list[str] = []
+    """The keys of the code it was sent and used, once per use."""
 
     @property
     def size(self) -> int:
@@ -133,7 +136,9 @@ async def run_job(job: ItemJob, browser: Any = None) -> ItemOutcome:
             passed, why = (None, "")
             if job.check is not None:
                 passed, why = await judge(job.check, state, settings)
-            made = [vars(e) for e in await cache.entries() if e.key not in seeded]
+            entries = await cache.entries()
+            made = [vars(e) for e in entries if e.key not in seeded]
+            used = [e.key for e in entries if e.key in seeded for _ in range(e.hits)]
         finally:
             await cache.close()
     return ItemOutcome(
@@ -145,6 +150,7 @@ async def run_job(job: ItemJob, browser: Any = None) -> ItemOutcome:
         worker=worker_name(),
         passed=passed,
         cache=made,
+        cache_used=used,
     )
 
 

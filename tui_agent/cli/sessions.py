@@ -10,7 +10,13 @@ from typing import Any
 
 from tui_agent.cli.common import UsageError, open_store, run, say, say_json
 from tui_agent.config import Settings
-from tui_agent.printer import TerminalConsole, render_event, session_report, sessions_table
+from tui_agent.printer import (
+    TerminalConsole,
+    batch_report,
+    render_event,
+    session_report,
+    sessions_table,
+)
 from tui_agent.report import build_report, report_json, report_schema
 from tui_agent.store import MAX_FILE_MB, SessionExists, StoreError, read_jsonl
 from tui_agent.terminal_text import terminal_json, visible_event
@@ -151,6 +157,9 @@ def cmd_sessions_show(args: argparse.Namespace, settings: Settings) -> int:
         console = TerminalConsole()
         if state.kind == "scrape":
             console.print(session_report(state))
+            return 0
+        if state.kind == "batch":
+            console.print(batch_report(state))
             return 0
         for event in shown:
             renderable = render_event(event)
