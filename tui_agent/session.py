@@ -550,6 +550,7 @@ def _fitted(state: SessionState, e: HistoryFitted) -> None:
 def _batch_queued(state: SessionState, e: BatchQueued) -> None:
     if state.batch is not None:
         state.batch.queued(e)
+    state.status, state.stopped_reason, state.ended_at = "running", None, None  # a resume
 
 
 def _batch_item(state: SessionState, e: BatchItem) -> None:

@@ -145,12 +145,20 @@ def _item_request(base: RequestBase, sets: dict[str, Any], where: str) -> None:
         raise PlanError(f"{where}: {exc.worded(lambda field: field)}") from None
 
 
-def recipe_plan(base: RequestBase, urls: Path) -> BatchPlan:
-    """A recipe run per URL of `urls` (one per line; blank lines and # comments skipped)."""
+def recipe_plan(base: RequestBase, urls: Path, *, allow_file: bool = False) -> BatchPlan:
+    """A recipe run per URL of `urls` (one per line; blank lines and # comments skipped), each
+    a URL a page may be loaded from (file:// only when `allow_file`)."""
+    from tui_agent.web.navigation import NavigationRefused, check_navigable
+
     items: list[PlanItem] = []
     for line in input_lines(urls):
+        where = f"{urls} line {line.number}"
+        try:
+            check_navigable(line.text, allow_file=allow_file)
+        except NavigationRefused as exc:
+            raise PlanError(f"{where}: {exc}") from None
         sets = {"url": line.text}
-        _item_request(base, sets, f"{urls} line {line.number}")
+        _item_request(base, sets, where)
         items.append(PlanItem(label=line.text, sets=sets))
     return BatchPlan(
         of="recipe", base=base.to_json(), items=_checked(items, urls), source=str(urls)

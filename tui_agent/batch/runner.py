@@ -27,7 +27,6 @@ from tui_agent.events import (
     BatchItem,
     BatchQueued,
     SessionEnded,
-    SessionResumed,
     SessionStarted,
 )
 from tui_agent.store.errors import SessionExists
@@ -116,7 +115,11 @@ class BatchRun:
             and (i not in state.items or state.items[i].state != "failed")
         ]
         if rest:
-            await self.recorder.emit(SessionResumed(restore="clean", runs=len(rest)))
+            entries = [
+                BatchEntry(item=i, label=self.plan.items[i].label, child=child_id(self.batch_id, i))
+                for i in rest
+            ]
+            await self.recorder.emit(BatchQueued(entries=entries, total=len(self.plan.items)))
         return rest
 
     async def run(self, todo: Iterable[int]) -> SessionState:
