@@ -73,7 +73,7 @@ def test_a_recipe_plan_checks_every_url_and_groups_them_by_host(tmp_path: Path) 
     again = BatchPlan.model_validate(json.loads(plan.model_dump_json()))
     assert again.request(1) == plan.request(1)  # stored and read back: the same requests
     urls.write_text("http://127.0.0.1:1/a\nnot a url\n")
-    with pytest.raises(PlanError, match="urls.txt line 2"):
+    with pytest.raises(PlanError, match=r"urls\.txt line 2"):
         recipe_plan(base, urls)
 
 

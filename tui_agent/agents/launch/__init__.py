@@ -24,9 +24,9 @@ from tui_agent.events import new_session_id
 
 if TYPE_CHECKING:
     from tui_agent.agents.task.breaker import CircuitBreaker
-    from tui_agent.web.browser import Browser
     from tui_agent.agents.task.cache import CodeCache
     from tui_agent.config import Settings
+    from tui_agent.web.browser import Browser
 
 STARTERS: dict[str, str] = {
     "code": "tui_agent.agents.launch.code:start_code",
