@@ -11,6 +11,7 @@ an item that took down `STRIKES` workers is lost (`ItemLost`) and the batch goes
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 from typing import Any, Protocol
 
@@ -88,10 +89,13 @@ class DaskEngine:
         import dask
         from distributed import Client, LocalCluster
 
+        from tui_agent.batch.dask_plugin import ItemsPlugin
+
         dask.config.set({"distributed.scheduler.allowed-failures": STRIKES - 1})
         address = self.address
         try:
             if address is None:
+                _quiet_dask()
                 self._cluster = await LocalCluster(
                     n_workers=self.workers,
                     threads_per_worker=1,
@@ -105,8 +109,23 @@ class DaskEngine:
         except (OSError, TimeoutError) as exc:
             await self.close()
             raise EngineError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+        if self.address is not None:
+            await self._allow_failures()
+        await self._client.register_plugin(ItemsPlugin())
         threads = sum((await self._client.nthreads()).values()) if self.address else self.workers
         self.slots = max(1, threads)
+
+    async def _allow_failures(self) -> None:
+        """Give a scheduler started elsewhere the allowed-failures a LocalCluster started here
+        gets from this process's config (Dask's default is 3, read when the scheduler starts),
+        so an item is lost after `STRIKES` workers on every engine. A scheduler that refuses
+        (one that takes no pickled code) keeps its own; `run` words the line from it."""
+
+        def allow(dask_scheduler: Any, failures: int = STRIKES - 1) -> None:
+            dask_scheduler.allowed_failures = failures
+
+        with contextlib.suppress(Exception):
+            await self._client.run_on_scheduler(allow)
 
     @property
     def address_in_use(self) -> str:
@@ -124,8 +143,9 @@ class DaskEngine:
         )
         try:
             return ItemOutcome.model_validate(await future)
-        except KilledWorker:
-            raise ItemLost(f"it took down {STRIKES} workers running it") from None
+        except KilledWorker as exc:
+            strikes = getattr(exc, "allowed_failures", STRIKES - 1) + 1
+            raise ItemLost(f"it took down {strikes} workers running it") from None
         except asyncio.CancelledError:
             await future.cancel()
             raise
@@ -137,6 +157,17 @@ class DaskEngine:
             await client.close()
         if cluster is not None:
             await cluster.close()
+
+
+def _quiet_dask() -> None:
+    """Keep a LocalCluster's workers and nannies from writing their INFO and WARNING lines
+    (a restarted worker, a slow close) over the batch's progress: only errors show."""
+    import logging
+
+    import dask
+
+    dask.config.set({"logging.distributed": "error"})
+    logging.getLogger("distributed").setLevel(logging.ERROR)
 
 
 def engine_for(spec: str) -> Engine:

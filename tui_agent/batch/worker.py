@@ -13,6 +13,7 @@ on one event loop per worker process, so a recipe batch keeps one Chromium per w
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import os
 import socket
@@ -45,6 +46,7 @@ SHIPPED_SETTINGS = (
 )
 """The driver's settings an item runs with; the rest (the database, Chromium's path, the MCP
 config) are the worker machine's own."""
+CLOSE_WAIT = 15.0
 CACHE_FIELDS = (
     "key",
     "task",
@@ -185,6 +187,22 @@ class _WorkerLoop:
     def run(self, job: ItemJob) -> ItemOutcome:
         return asyncio.run_coroutine_threadsafe(self._run(job), self.loop).result()
 
+    @classmethod
+    def close_current(cls) -> None:
+        with cls._lock:
+            current, cls._current = cls._current, None
+        if current is not None:
+            current.close()
+
+    def close(self) -> None:
+        """Stop the warm Chromium (at most `CLOSE_WAIT` seconds), then the loop."""
+        browser, self.browser = self.browser, None
+        if browser is not None:
+            done = asyncio.run_coroutine_threadsafe(browser.shutdown(), self.loop)
+            with contextlib.suppress(Exception):
+                done.result(timeout=CLOSE_WAIT)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+
     async def _run(self, job: ItemJob) -> ItemOutcome:
         browser = None
         if job.request.get("kind") in ("recipe", "scrape") and not job.settings.get(
@@ -206,6 +224,11 @@ def kept_browser(shipped: dict[str, Any]) -> Any:
         sandbox=settings.browser_sandbox,
         user=settings.browser_user,
     )
+
+
+def close_worker_loop() -> None:
+    """End this process's item loop and its Chromium (a worker closing)."""
+    _WorkerLoop.close_current()
 
 
 def run_item(job: dict[str, Any]) -> dict[str, Any]:
