@@ -122,8 +122,15 @@ async def run_job(job: ItemJob, browser: Any = None) -> ItemOutcome:
                     await cache.put(**{k: entry[k] for k in CACHE_FIELDS})
                 try:
                     request = request_from_json(job.request)
-                    launch = prepare(
-                        request, settings, session_id=job.child, cache=cache, browser=browser
+                    # Its checks may wait on the network (is the start page up?): in a thread,
+                    # so the other items on this loop go on meanwhile.
+                    launch = await asyncio.to_thread(
+                        prepare,
+                        request,
+                        settings,
+                        session_id=job.child,
+                        cache=cache,
+                        browser=browser,
                     )
                 except UserError as exc:
                     seconds = time.monotonic() - began
