@@ -33,9 +33,7 @@ SCHEMA_VERSION = 13
 12: LLMCall.sampling (the temperature, max tokens and top_p a call was sent with).
 13: batches: kind "batch", BatchQueued and BatchItem; SessionStarted.batch (an item's batch)."""
 
-SessionKind = Literal[
-    "code", "exec", "scrape", "task", "refine", "toolcode", "recording", "batch"
-]
+SessionKind = Literal["code", "exec", "scrape", "task", "refine", "toolcode", "recording", "batch"]
 RecordedKind = SessionKind | Literal["codeact"]
 """A kind as an event recorded it: schema 9 and before named the command `code` `codeact`.
 Events stay as recorded (an export is the file imported, byte for byte); `current_kind`

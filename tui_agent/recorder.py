@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from tui_agent.events import (
     OPEN_STATUSES,
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 
 EventListener = Callable[[Event, SessionState], None]
+T = TypeVar("T")
 
 
 class SessionRecorder:
@@ -79,7 +80,7 @@ class SessionRecorder:
         """Record one event and return it as stored (a cancel meanwhile is raised once it is
         stored: an event stamped is an event stored)."""
         stamped = self._stamp(event)
-        await _to_the_end(self.store.append(stamped, self.state.summary()))
+        await to_the_end(self.store.append(stamped, self.state.summary()))
         self._tell(stamped)
         return stamped
 
@@ -89,7 +90,7 @@ class SessionRecorder:
         Listeners hear of each once all are committed.
         """
         stamped = [(self._stamp(event), self.state.summary()) for event in events]
-        await _to_the_end(self.store.append_many(stamped))
+        await to_the_end(self.store.append_many(stamped))
         for event, _ in stamped:
             self._tell(event)
         return [event for event, _ in stamped]
@@ -130,12 +131,12 @@ class SessionRecorder:
             # An agent stopped between events still holds its browser or sandbox: close it now.
             close = getattr(agent, "aclose", None)
             if close is not None:
-                await _to_the_end(close())
+                await to_the_end(close())
         await self.emit(SessionEnded(status="completed"))
         return self.state
 
 
-async def _to_the_end(work: Awaitable[object]) -> None:
+async def to_the_end(work: Awaitable[T]) -> T:
     """Await `work` until it is done, even when cancelled meanwhile (then re-raise that).
 
     `asyncio.shield` alone would let the caller go on while the work still runs: an app that
@@ -150,4 +151,4 @@ async def _to_the_end(work: Awaitable[object]) -> None:
             cancelled = True
     if cancelled:
         raise asyncio.CancelledError
-    task.result()
+    return task.result()

@@ -51,7 +51,7 @@ async def test_the_palette_finds_new_sessions_by_kind_and_lists_quit_once(db_pat
         await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen))
         home = app.screen
         new = [name for name, _, _ in NewSessionCommands(home).commands()]
-        kinds = ("code", "task", "toolcode", "exec", "scrape")
+        kinds = ("code", "task", "toolcode", "exec", "scrape", "batch")
         assert new == [f"New {kind} session" for kind in kinds]
         bound = [name for name, _, _ in BindingCommands(home).commands()]
         assert any(name.startswith("New: Start a session") for name in bound)

@@ -21,6 +21,9 @@ from tui_agent.errors import UserError
 STRIKES = 3
 """Workers an item may take down before it is failed (Dask's allowed-failures + 1)."""
 DEFAULT_LOCAL = 4
+LOST_WORKER_TIMEOUT = "1 day"
+"""How long a LocalCluster waits for a dead worker's nanny to start it again (its nannies
+always do) before closing that nanny."""
 _SPEC = re.compile(r"(?P<kind>local|dask-local)(?::(?P<n>\d+))?|(?P<address>(tcp|tls)://\S+)")
 
 
@@ -91,7 +94,15 @@ class DaskEngine:
 
         from tui_agent.batch.dask_plugin import ItemsPlugin
 
-        dask.config.set({"distributed.scheduler.allowed-failures": STRIKES - 1})
+        dask.config.set(
+            {
+                "distributed.scheduler.allowed-failures": STRIKES - 1,
+                # A LocalCluster closes a worker's nanny for good when, 15 s after the worker
+                # died, no worker of its name is up: a nanny still restarting it then (after
+                # an item crashed it again) leaves the cluster a worker short, or with none.
+                "distributed.deploy.lost-worker-timeout": LOST_WORKER_TIMEOUT,
+            }
+        )
         address = self.address
         try:
             if address is None:

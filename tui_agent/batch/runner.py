@@ -29,6 +29,7 @@ from tui_agent.events import (
     SessionEnded,
     SessionStarted,
 )
+from tui_agent.recorder import to_the_end
 from tui_agent.store.errors import SessionExists
 
 if TYPE_CHECKING:
@@ -139,7 +140,9 @@ class BatchRun:
                 done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
                 for task in done:
                     index = running.pop(task)
-                    if await self._finished(index, task):
+                    # To its end even when cancelled meanwhile: a Ctrl+C as an item's session is
+                    # being stored never leaves it stored but its item not recorded as finished.
+                    if await to_the_end(self._finished(index, task)):
                         pending.insert(0, index)
         except asyncio.CancelledError:
             await asyncio.shield(self._cancel(running))

@@ -51,11 +51,12 @@ class BatchState:
 
     @property
     def rate(self) -> float | None:
-        """Items done per second since the first started; None before one is done."""
-        if self.first_start is None or self.last_end is None or not self.done:
+        """Items done per second since the first started; None until two are done a second or
+        more apart from the start (one item refused at once says nothing of the rest)."""
+        if self.first_start is None or self.last_end is None or self.done < 2:
             return None
         elapsed = self.last_end - self.first_start
-        return self.done / elapsed if elapsed > 0 else None
+        return self.done / elapsed if elapsed >= 1.0 else None
 
     def eta(self) -> float | None:
         """Seconds until every item is done at the rate so far; None when unknown."""

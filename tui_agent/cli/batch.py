@@ -8,7 +8,6 @@ terminal, or the batch session's events as JSON lines (`--json`).
 from __future__ import annotations
 
 import argparse
-import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -174,7 +173,7 @@ def cmd_recipe(args: argparse.Namespace, settings: Settings) -> int:
         args.url = first.text
     with for_the_shell(RecipeRunRequest):
         base = request_from_args(RecipeRunRequest, args)
-    return _go(args, settings, recipe_plan(base, args.urls))
+    return _go(args, settings, recipe_plan(base, args.urls, allow_file=settings.allow_file_urls))
 
 
 def _rows(args: argparse.Namespace, settings: Settings, of: Any, cls: type[RequestBase]) -> int:
@@ -186,9 +185,10 @@ def _rows(args: argparse.Namespace, settings: Settings, of: Any, cls: type[Reque
 
 
 def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
+    from tui_agent.batch.inputs import EACH_LINE
     from tui_agent.batch.plan import eval_plan
 
-    args.task = "(each line's task)"
+    args.task = EACH_LINE
     with for_the_shell(CodeRequest):
         base = request_from_args(CodeRequest, args)
         if not (base.model or settings.model):
@@ -229,10 +229,9 @@ async def _drive(
     options: Any,
     printer: _Progress,
 ) -> SessionState | None:
+    from tui_agent.batch.drive import drive_batch
     from tui_agent.batch.plan import BatchPlan
-    from tui_agent.batch.runner import BatchRun, batch_started
     from tui_agent.recorder import SessionRecorder
-    from tui_agent.store.task_cache import TaskCache
 
     async with await open_store(settings) as store:
         if resume is not None:
@@ -244,31 +243,19 @@ async def _drive(
         else:
             assert plan is not None
             recorder = SessionRecorder(store, listeners=[printer])
-        cache = TaskCache(settings.db)
-        try:
-            await engine.start()
-            batch = BatchRun(plan, recorder, engine, settings, cache, options)
-            if resume is None:
-                await recorder.emit(batch_started(plan, engine, options))
-                todo = await batch.queue_all()
-            else:
-                todo = await batch.queue_rest()
-                if not todo:
-                    say(f"batch {recorder.session_id}: nothing left to run")
-                    return None
-            printer.total = len(plan.items)
+        total = len(plan.items)
+
+        def began(todo: int) -> None:
+            printer.total = total
             printer.batch_id = recorder.session_id
-            say(f"batch {recorder.session_id}: {len(todo)} items on {engine.name}", err=True)
-            return await batch.run(todo)
-        finally:
-            await asyncio.shield(_close(engine, cache))
+            say(f"batch {recorder.session_id}: {todo} items on {engine.name}", err=True)
 
-
-async def _close(engine: Any, cache: Any) -> None:
-    try:
-        await engine.close()
-    finally:
-        await cache.close()
+        state = await drive_batch(
+            recorder, plan, engine, settings, options, resume=resume is not None, began=began
+        )
+        if state is None:
+            say(f"batch {recorder.session_id}: nothing left to run")
+        return state
 
 
 class _Progress:

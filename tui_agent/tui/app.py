@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from contextlib import suppress
 from functools import partial
 from pathlib import Path
+from typing import Literal
 
 from textual import on
 from textual.app import App
@@ -17,6 +18,8 @@ from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
 from tui_agent.agents.launch import Launch
 from tui_agent.agents.step_loop import Conversation
+from tui_agent.batch.drive import drive_batch
+from tui_agent.batch.inputs import BatchStart
 from tui_agent.config import Settings, load_settings
 from tui_agent.errors import UserError
 from tui_agent.events import Event, SessionStarted
@@ -25,23 +28,24 @@ from tui_agent.sandbox.choose import prewarm_fresh_workspace
 from tui_agent.session import SessionState, fold
 from tui_agent.store import Store
 from tui_agent.terminal_text import visible, visible_event
+from tui_agent.tui.batch.screen import BatchScreen
 from tui_agent.tui.commands import BindingCommands
 from tui_agent.tui.messages import (
+    BatchPrepared,
     ContinueRequested,
     SessionOpened,
     SessionPrepared,
     SessionRequested,
 )
 from tui_agent.tui.paths import styles_dir
-from tui_agent.tui.replay import Replay
 from tui_agent.tui.screens.continue_flow import prepare_continuation
 from tui_agent.tui.screens.home import HomeScreen
 from tui_agent.tui.screens.refine_flow import REFINE_WORKERS
-from tui_agent.tui.screens.replay import ReplayScreen
 from tui_agent.tui.screens.session import LiveRun, SessionScreen
+from tui_agent.tui.screens.stored import stored_screen
 from tui_agent.tui.terminal_filter import ControlFilter
 
-STYLESHEETS = ("app.tcss", "home.tcss", "session.tcss", "items.tcss")
+STYLESHEETS = ("app.tcss", "home.tcss", "session.tcss", "items.tcss", "batch.tcss")
 SESSION_WORKERS = "sessions"
 RECORDING_WORKERS = (SESSION_WORKERS, REFINE_WORKERS)
 """Worker groups that append to the store: the app waits for them before closing it."""
@@ -117,7 +121,7 @@ class TuiAgentApp(App[None]):
         await self.push_screen(HomeScreen(self.store, self.settings))
         if self._replay_events is not None:
             await self.push_screen(
-                ReplayScreen(None, Replay(self._replay_events), clock=self.clock)
+                stored_screen(None, self._replay_events, "replay", clock=self.clock)
             )
         elif self._replay_session is not None:
             await self.show_session(self._replay_session, "replay")
@@ -189,6 +193,21 @@ class TuiAgentApp(App[None]):
     def _session_prepared(self, message: SessionPrepared) -> None:
         self.start_launch(message.launch)
 
+    @on(BatchPrepared)
+    def _batch_prepared(self, message: BatchPrepared) -> None:
+        self.start_batch(message.start)
+
+    def start_batch(self, start: BatchStart) -> None:
+        """Drive a batch (the driver the CLI uses) in a session worker, shown live."""
+        assert self.store is not None
+        recorder = SessionRecorder(self.store)
+        live = self._record(recorder, self._drive(recorder, start), None)
+        self.push_screen(BatchScreen.live_batch(self.store, live, clock=self.clock))
+
+    async def _drive(self, recorder: SessionRecorder, start: BatchStart) -> SessionState:
+        await drive_batch(recorder, start.plan, start.engine, self.settings, start.options)
+        return recorder.state
+
     def _launch(
         self,
         started: SessionStarted,
@@ -255,21 +274,16 @@ class TuiAgentApp(App[None]):
             await self.pop_screen()
         self.start_launch(launch)
 
-    async def show_session(self, id_or_prefix: str, mode: str) -> None:
+    async def show_session(self, id_or_prefix: str, mode: Literal["stored", "replay"]) -> None:
         """Push the screen of a stored session: `stored` (its final state) or `replay`."""
         assert self.store is not None
         try:
             session_id = await self.store.resolve(id_or_prefix)
-            if mode == "replay":
-                replay = Replay(await self.store.events(session_id))
-                screen: SessionScreen = ReplayScreen(self.store, replay, clock=self.clock)
-            else:
-                shown = map(visible_event, await self.store.events(session_id))
-                screen = SessionScreen(self.store, fold(shown), clock=self.clock)
+            events = await self.store.events(session_id)
         except UserError as error:
             self.notify(str(error), severity="error", timeout=8, markup=False)
             return
-        await self.push_screen(screen)
+        await self.push_screen(stored_screen(self.store, events, mode, clock=self.clock))
 
     def ready_sandbox(self) -> None:
         """While the user fills the new-session form: ready the next session's own workspace
@@ -301,7 +315,11 @@ class TuiAgentApp(App[None]):
         if not self.screen_stack:
             return  # the app is closing, and the run was cancelled with it
         for screen in self.screen_stack:
-            if isinstance(screen, SessionScreen) and screen.live and screen.live.worker is worker:
+            if (
+                isinstance(screen, SessionScreen | BatchScreen)
+                and screen.live is not None
+                and screen.live.worker is worker
+            ):
                 screen.run_finished()
         if isinstance(self.screen, HomeScreen):
             await self.screen.action_reload()  # the session's final status

@@ -73,6 +73,7 @@ NEW_KINDS = (
     ("toolcode", "Programs that chain MCP tools as Python calls"),
     ("exec", "Run a Python file in a sandbox"),
     ("scrape", "Plan a list page, write a verified recipe, extract its items"),
+    ("batch", "Many sessions at once: a recipe, task, workflow or eval over a file"),
 )
 
 

@@ -13,6 +13,7 @@ SessionMode = Literal["live", "stored", "replay"]
 
 if TYPE_CHECKING:
     from tui_agent.agents.launch import Launch
+    from tui_agent.batch.inputs import BatchStart
 
 
 class EventsReceived(Message):
@@ -40,6 +41,15 @@ class SessionPrepared(Message):
     def __init__(self, launch: Launch) -> None:
         super().__init__()
         self.launch = launch
+
+
+class BatchPrepared(Message):
+    """The new-session form prepared a batch (its files read, its items checked): for the app
+    to drive and show."""
+
+    def __init__(self, start: BatchStart) -> None:
+        super().__init__()
+        self.start = start
 
 
 class SessionOpened(Message):

@@ -1,7 +1,10 @@
 """The home screen: the stored sessions, filterable; open, replay, continue or delete one.
-A fork's title says which session and step it came from."""
+A fork's title says which session and step it came from; a batch's row its counts, its item
+sessions listed under it once expanded (space)."""
 
 from __future__ import annotations
+
+from functools import partial
 
 from textual import on
 from textual.app import ComposeResult
@@ -11,6 +14,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
 from tui_agent.agents.launch import Launch
+from tui_agent.batch.inputs import BatchStart
+from tui_agent.batch.state import BatchState
 from tui_agent.config import Settings
 from tui_agent.formatting import display_path
 from tui_agent.session import SessionSummary
@@ -18,6 +23,7 @@ from tui_agent.store import Store, StoreError
 from tui_agent.terminal_text import visible
 from tui_agent.tui.commands import NewSessionCommands, SessionCommands
 from tui_agent.tui.messages import (
+    BatchPrepared,
     ContinueRequested,
     SessionDeleted,
     SessionPrepared,
@@ -26,6 +32,7 @@ from tui_agent.tui.messages import (
 from tui_agent.tui.screens.confirm import ConfirmModal
 from tui_agent.tui.screens.continue_flow import continuable
 from tui_agent.tui.screens.new_session import NewSessionModal
+from tui_agent.tui.session_rows import Row, session_rows
 from tui_agent.tui.widgets.sessions_table import SessionsTable
 
 EMPTY_TEXT = """\
@@ -66,6 +73,20 @@ class HomeScreen(Screen[None]):
         ),
         Binding("slash", "filter", "Filter", id="home.filter", tooltip="Filter the sessions"),
         Binding(
+            "space",
+            "expand",
+            "Expand",
+            id="home.expand",
+            tooltip="List the batch's item sessions under it",
+        ),
+        Binding(
+            "space",
+            "collapse",
+            "Collapse",
+            id="home.collapse",
+            tooltip="Fold the batch's item sessions away",
+        ),
+        Binding(
             "escape",
             "clear_filter",
             "Clear filter",
@@ -90,6 +111,10 @@ class HomeScreen(Screen[None]):
         self.summaries: list[SessionSummary] = []
         self.came_from: str | None = None
         """The session last opened from here: the cursor goes back to it."""
+        self.expanded: set[str] = set()
+        """The batches whose item sessions are listed under them."""
+        self._batches: dict[str, tuple[int, BatchState]] = {}
+        """Each batch's state, and the event count it was folded at."""
 
     def compose(self) -> ComposeResult:
         yield Static("tui-agent · sessions", id="home-title")
@@ -122,10 +147,35 @@ class HomeScreen(Screen[None]):
     async def action_reload(self) -> None:
         """Re-read the sessions from the store."""
         self.summaries = await self.store.list_sessions()
+        await self._fold_batches()
         self._show()
 
+    async def _fold_batches(self) -> None:
+        """Fold the state of each batch listed (again only when it recorded more events)."""
+        folded: dict[str, tuple[int, BatchState]] = {}
+        for summary in self.summaries:
+            if summary.kind != "batch":
+                continue
+            known = self._batches.get(summary.session_id)
+            if known is None or known[0] != summary.event_count:
+                try:
+                    state = await self.store.state(summary.session_id)
+                except StoreError:  # deleted meanwhile
+                    continue
+                known = (summary.event_count, state.batch or BatchState())
+            folded[summary.session_id] = known
+        self._batches = folded
+
+    @property
+    def rows(self) -> list[Row]:
+        """The rows listed: the filter's, batch items under their batch."""
+        query = self.query_text
+        batches = {batch_id: state for batch_id, (_, state) in self._batches.items()}
+        keep = partial(matches, query=query) if query else None
+        return session_rows(self.summaries, batches, self.expanded, keep)
+
     def _show(self) -> None:
-        visible = self.shown_sessions
+        visible = self.rows
         self.table.show(visible, select=self.came_from)
         self.came_from = None
         empty = self.query_one("#empty", Static)
@@ -148,7 +198,33 @@ class HomeScreen(Screen[None]):
             return summary is not None and continuable(summary.kind, summary.status)
         if action == "clear_filter":
             return bool(self.query_one("#filter").display)
+        if action in ("expand", "collapse"):
+            row = self.table.selected_row if self.table.display and not self.query_text else None
+            if row is None:
+                return False
+            if action == "expand":
+                return row.counts is not None and not row.expanded
+            return row.expanded or row.under is not None
         return True
+
+    def action_expand(self) -> None:
+        """List the highlighted batch's item sessions under it."""
+        row = self.table.selected_row
+        if row is not None and row.counts is not None:
+            self.expanded.add(row.summary.session_id)
+            self._show()
+            self.refresh_bindings()
+
+    def action_collapse(self) -> None:
+        """Fold away the item sessions of the highlighted batch (or of the item's batch)."""
+        row = self.table.selected_row
+        if row is None:
+            return
+        batch_id = row.under or row.summary.session_id
+        self.expanded.discard(batch_id)
+        self.came_from = batch_id
+        self._show()
+        self.refresh_bindings()
 
     def action_filter(self) -> None:
         filter_input = self.query_one("#filter", Input)
@@ -185,8 +261,10 @@ class HomeScreen(Screen[None]):
         """Ask what to run (on the form of `kind`, or the last kind used); the form prepares
         the session (staying open with what was typed when it cannot) and the app records it."""
 
-        def prepared(launch: Launch | None) -> None:
-            if launch is not None:
+        def prepared(launch: Launch | BatchStart | None) -> None:
+            if isinstance(launch, BatchStart):
+                self.post_message(BatchPrepared(launch))
+            elif launch is not None:
                 self.post_message(SessionPrepared(launch))
 
         self.app.push_screen(NewSessionModal(self.settings, kind=kind), prepared)

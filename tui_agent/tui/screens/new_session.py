@@ -1,10 +1,12 @@
 """Start a session from the home screen: which kind (code, task, toolcode, exec or scrape),
-and the fields of its request.
+and the fields of its request; or a batch of them (batch/form.py).
 
 The flow goes one way: the form reads its fields into the kind's request (the request checks
 them), prepares the session through the launch path (in a thread: it may wait for a page or
-a Docker engine) and is dismissed with the prepared `Launch`, which the app records. Anything
-wrong is said under the field it names, with the form and what was typed kept open.
+a Docker engine) and is dismissed with the prepared `Launch`, which the app records. A batch
+is prepared the same way (its files read, every item checked: `batch/inputs.py`) and the
+form is dismissed with the `BatchStart`, which the app drives. Anything wrong is said under
+the field it names, with the form and what was typed kept open.
 """
 
 from __future__ import annotations
@@ -29,8 +31,10 @@ from tui_agent.agents.requests import (
     request_from_inputs,
 )
 from tui_agent.agents.step_loop import Conversation
+from tui_agent.batch.inputs import BatchInputs, BatchStart, prepare_batch
 from tui_agent.config import Settings
 from tui_agent.store.task_cache import TaskCache
+from tui_agent.tui.batch.form import BatchForm
 from tui_agent.tui.request_form import RequestForm, field_id
 from tui_agent.tui.screens.approval import ModalApprover
 
@@ -43,6 +47,8 @@ FORM_KINDS: tuple[type[RequestBase], ...] = (
 )
 """The kinds of session the form starts, in the order it lists them."""
 KINDS = [(f"{cls.model_fields['kind'].default}: {cls.summary}", cls) for cls in FORM_KINDS]
+BATCH = ("batch: a recipe, task, workflow or eval over each line of a file", "batch")
+"""The form's last choice: a batch of sessions."""
 
 
 def kind_of(cls: type[RequestBase]) -> str:
@@ -68,8 +74,9 @@ def model_hint(model: str) -> str:
     return f"{provider}: its key variable is set" if provider != "ollama" else "ollama: no key"
 
 
-class NewSessionModal(ModalScreen[Launch | None]):
-    """Start a code, task, toolcode, exec or scrape session. ctrl+s starts, Escape cancels."""
+class NewSessionModal(ModalScreen[Launch | BatchStart | None]):
+    """Start a code, task, toolcode, exec or scrape session, or a batch. ctrl+s starts,
+    Escape cancels."""
 
     BINDINGS = [
         Binding("ctrl+s", "start", "Start", id="new.start", tooltip="Start the session"),
@@ -91,7 +98,7 @@ class NewSessionModal(ModalScreen[Launch | None]):
             dialog.border_title = "New session"
             with VerticalScroll(classes="fields"):
                 kinds = [(label, kind_of(cls)) for label, cls in KINDS]
-                yield Select(kinds, value=self._kind, allow_blank=False, id="kind")
+                yield Select([*kinds, BATCH], value=self._kind, allow_blank=False, id="kind")
                 for cls in FORM_KINDS:
                     yield RequestForm(
                         cls,
@@ -100,6 +107,7 @@ class NewSessionModal(ModalScreen[Launch | None]):
                         id=f"{kind_of(cls)}-form",
                         classes="form",
                     )
+                yield BatchForm(self.settings.model, id="batch-form", classes="form")
             with Horizontal(classes="buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button("Start (ctrl+s)", id="start", variant="primary")
@@ -107,8 +115,8 @@ class NewSessionModal(ModalScreen[Launch | None]):
 
     def on_mount(self) -> None:
         self._show_kind(self._kind)
-        for form in self.query(RequestForm):
-            if "model" in dict(form.fields):
+        for form in self.forms:
+            if form.query(f"#{field_id(form.kind, 'model')}"):
                 self._explain_model(form.kind, self.settings.model or "")
 
     @property
@@ -116,19 +124,24 @@ class NewSessionModal(ModalScreen[Launch | None]):
         return str(self.query_one("#kind", Select).value)
 
     @property
-    def form(self) -> RequestForm:
+    def forms(self) -> list[RequestForm | BatchForm]:
+        """The form of each kind (one is shown)."""
+        return [*self.query(RequestForm), self.query_one(BatchForm)]
+
+    @property
+    def form(self) -> RequestForm | BatchForm:
         """The form of the kind chosen."""
-        return self.query_one(f"#{self.kind}-form", RequestForm)
+        return next(form for form in self.forms if form.kind == self.kind)
 
     @on(Select.Changed, "#kind")
     def _kind_changed(self, event: Select.Changed) -> None:
         self._show_kind(str(event.value))
 
     def _show_kind(self, kind: str) -> None:
-        for form in self.query(RequestForm):
+        for form in self.forms:
             form.display = form.kind == kind
         self._clear_problem()
-        self.query_one(f"#{kind}-form", RequestForm).first_required.focus()
+        next(form for form in self.forms if form.kind == kind).first_required.focus()
 
     @property
     def problem(self) -> str:
@@ -146,9 +159,8 @@ class NewSessionModal(ModalScreen[Launch | None]):
 
     @on(Input.Changed)
     def _model_changed(self, event: Input.Changed) -> None:
-        form = self.form
-        if "model" in dict(form.fields) and event.input is form.widget("model"):
-            self._explain_model(form.kind, event.value.strip())
+        if event.input.id == field_id(self.kind, "model"):
+            self._explain_model(self.kind, event.value.strip())
 
     @work(thread=True, group="model-hint")
     def _explain_model(self, kind: str, model: str) -> None:
@@ -173,12 +185,18 @@ class NewSessionModal(ModalScreen[Launch | None]):
         self._clear_problem()
         form = self.form
         try:
-            request = request_from_inputs(form.cls, form.values())
+            if isinstance(form, BatchForm):
+                batch = form.values()
+            else:
+                request = request_from_inputs(form.cls, form.values())
         except RequestError as error:
             self._problem(error)
             return
         self._preparing = True
-        self._prepare(request)
+        if isinstance(form, BatchForm):
+            self._prepare_batch(batch)
+        else:
+            self._prepare(request)
 
     @work(thread=True, group="prepare")
     def _prepare(self, request: RequestBase) -> None:
@@ -196,12 +214,22 @@ class NewSessionModal(ModalScreen[Launch | None]):
             return
         self.app.call_from_thread(self._prepared, launch)
 
+    @work(thread=True, group="prepare")
+    def _prepare_batch(self, given: BatchInputs) -> None:
+        """Read the batch's files and check its items (a recipe's checker loads Playwright)."""
+        try:
+            start = prepare_batch(given, self.settings)
+        except RequestError as error:
+            self.app.call_from_thread(self._refused, error)
+            return
+        self.app.call_from_thread(self._prepared, start)
+
     def _refused(self, error: RequestError) -> None:
         self._preparing = False
         if self.is_attached:
             self._problem(error)
 
-    def _prepared(self, launch: Launch) -> None:
+    def _prepared(self, launch: Launch | BatchStart) -> None:
         self._preparing = False
         if self.is_attached and self.is_current:
             NewSessionModal.last_kind = self.kind

@@ -1,20 +1,23 @@
 """The replay screen: the session screen fed from recorded events by a `Replay` controller,
-with its position bar under the stream."""
+with its position bar under the stream. Its keys (`ReplayControls`) replay a batch too."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import RenderableType
 from rich.progress_bar import ProgressBar
 from rich.table import Table
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.content import Content
+from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Static
 
 from tui_agent.events import SessionStarted, current_kind
+from tui_agent.session import SessionState
 from tui_agent.store import Store
 from tui_agent.tui.messages import ReplayMoved
 from tui_agent.tui.replay import Replay, ReplayMove, format_speed
@@ -27,108 +30,90 @@ MIN_DELAY = 0.001
 """Shortest timer (Textual timers need a positive interval)."""
 
 
-class ReplayScreen(SessionScreen):
-    """Plays a recorded session through the session screen's widgets."""
+STEP = Binding.Group("Step", compact=True)
+SPEED = Binding.Group("Speed", compact=True)
+REPLAY_BINDINGS: list[Binding] = [
+    Binding(
+        "space",
+        "toggle_play",
+        "Play/pause",
+        id="replay.play",
+        tooltip="Play or pause the replay",
+        priority=True,
+    ),
+    Binding(
+        "left",
+        "step_back",
+        "Step back",
+        id="replay.back",
+        tooltip="One event back",
+        key_display="←",
+        group=STEP,
+    ),
+    Binding(
+        "right",
+        "step_forward",
+        "Step forward",
+        id="replay.forward",
+        tooltip="One event forward",
+        key_display="→",
+        group=STEP,
+    ),
+    Binding(
+        "minus",
+        "slower",
+        "Slower",
+        id="replay.slower",
+        tooltip="Halve the speed",
+        priority=True,
+        group=SPEED,
+    ),
+    Binding(
+        "plus,equals_sign",
+        "faster",
+        "Faster",
+        id="replay.faster",
+        tooltip="Double the speed",
+        priority=True,
+        group=SPEED,
+    ),
+    Binding(
+        "home",
+        "start",
+        "Start",
+        id="replay.start",
+        tooltip="Back to the first event",
+        priority=True,
+        show=False,
+    ),
+    Binding(
+        "end",
+        "end",
+        "End",
+        id="replay.end",
+        tooltip="Jump to the last event",
+        priority=True,
+        show=False,
+    ),
+]
+"""The keys of a replay, on every screen that replays (`ReplayControls`)."""
 
-    STEP = Binding.Group("Step", compact=True)
-    SPEED = Binding.Group("Speed", compact=True)
-    BINDINGS = [
-        Binding(
-            "space",
-            "toggle_play",
-            "Play/pause",
-            id="replay.play",
-            tooltip="Play or pause the replay",
-            priority=True,
-        ),
-        Binding(
-            "left",
-            "step_back",
-            "Step back",
-            id="replay.back",
-            tooltip="One event back",
-            key_display="←",
-            group=STEP,
-        ),
-        Binding(
-            "right",
-            "step_forward",
-            "Step forward",
-            id="replay.forward",
-            tooltip="One event forward",
-            key_display="→",
-            group=STEP,
-        ),
-        Binding(
-            "minus",
-            "slower",
-            "Slower",
-            id="replay.slower",
-            tooltip="Halve the speed",
-            priority=True,
-            group=SPEED,
-        ),
-        Binding(
-            "plus,equals_sign",
-            "faster",
-            "Faster",
-            id="replay.faster",
-            tooltip="Double the speed",
-            priority=True,
-            group=SPEED,
-        ),
-        Binding(
-            "home",
-            "start",
-            "Start",
-            id="replay.start",
-            tooltip="Back to the first event",
-            priority=True,
-            show=False,
-        ),
-        Binding(
-            "end",
-            "end",
-            "End",
-            id="replay.end",
-            tooltip="Jump to the last event",
-            priority=True,
-            show=False,
-        ),
-    ]
 
-    mode = "replay"
+class ReplayControls(Screen[None]):
+    """What the replay keys (`REPLAY_BINDINGS`) do over `self.replay`, for a screen that shows
+    `self.state` with `render_state()` and has a ReplayBar. It comes second in a screen's
+    bases (`ReplayScreen(SessionScreen, ReplayControls)`): Textual takes a node's CSS types
+    from its first bases only. The screen sets `BINDINGS = REPLAY_BINDINGS`, and `replay`,
+    `playing` and `_timer` when made."""
 
-    def __init__(self, store: Store | None, replay: Replay, *, clock: Callable[[], float]) -> None:
-        super().__init__(store, replay.state, clock=clock)
-        self.replay = replay
-        self.playing = False
-        self._timer: Timer | None = None
-        first = replay.events[0] if replay.events else None
-        self._started = first if isinstance(first, SessionStarted) else None
+    replay: Replay
+    playing: bool
+    _timer: Timer | None
+    state: SessionState
 
-    @property
-    def session_id(self) -> str:
-        return self.replay.events[0].session_id if self.replay.events else ""
+    if TYPE_CHECKING:
 
-    @property
-    def empty_text(self) -> str:
-        return "Press space to play, → to step, end to jump to the end."
-
-    def compose_extra(self) -> ComposeResult:
-        yield ReplayBar(id="replay-bar")
-
-    async def on_mount(self) -> None:
-        await super().on_mount()
-        self._show_position()
-
-    def title_content(self) -> Content:
-        started = self._started
-        if started is None:
-            return title_line("", "", self.session_id, prefix="replay")
-        return title_line(
-            current_kind(started.kind), started.title, started.session_id, prefix="replay"
-        )
+        async def render_state(self) -> None: ...
 
     async def action_toggle_play(self) -> None:
         if self.playing:
@@ -198,6 +183,44 @@ class ReplayScreen(SessionScreen):
         replay = self.replay
         self.query_one(ReplayBar).show(replay.position, replay.total, replay.speed, self.playing)
         self.post_message(ReplayMoved(replay.position, replay.total, replay.speed, self.playing))
+
+
+class ReplayScreen(SessionScreen, ReplayControls):
+    """Plays a recorded session through the session screen's widgets."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [*REPLAY_BINDINGS]
+    mode = "replay"
+
+    def __init__(self, store: Store | None, replay: Replay, *, clock: Callable[[], float]) -> None:
+        super().__init__(store, replay.state, clock=clock)
+        self.replay = replay
+        self.playing = False
+        self._timer: Timer | None = None
+        first = replay.events[0] if replay.events else None
+        self._started = first if isinstance(first, SessionStarted) else None
+
+    @property
+    def session_id(self) -> str:
+        return self.replay.events[0].session_id if self.replay.events else ""
+
+    @property
+    def empty_text(self) -> str:
+        return "Press space to play, → to step, end to jump to the end."
+
+    def compose_extra(self) -> ComposeResult:
+        yield ReplayBar(id="replay-bar")
+
+    async def on_mount(self) -> None:
+        await super().on_mount()
+        self._show_position()
+
+    def title_content(self) -> Content:
+        started = self._started
+        if started is None:
+            return title_line("", "", self.session_id, prefix="replay")
+        return title_line(
+            current_kind(started.kind), started.title, started.session_id, prefix="replay"
+        )
 
 
 def replay_renderable(position: int, total: int, speed: float, playing: bool) -> RenderableType:
