@@ -32,6 +32,7 @@ import re
 import shutil
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,8 @@ from tui_agent.sandbox.folders import copyback
 TOOLS = ("mkfs.ext4", "mount", "umount")
 INSTALL_HINT = "apt-get install e2fsprogs mount"
 COMMAND_TIMEOUT = 300.0
+BUSY_WAIT = 3.0
+"""Seconds an unmount waits for a mount held for a moment (see `_unmount`)."""
 LOST_AND_FOUND = "lost+found"
 MKFS = ("mkfs.ext4", "-q", "-F", "-O", "^has_journal", "-m", "0")
 """An image that only lives while it is used needs no journal nor blocks kept for root."""
@@ -218,11 +221,11 @@ class _Mount:
         copy-back that fails past the unbind marks the record the same way.
         """
         if _is_bound_from(self.workspace, self.point):
-            _run("umount", str(self.workspace))
+            _unmount(self.workspace)
         try:
             failures = copyback.copy_back(self.point, self.workspace) if copy_back else None
             if os.path.ismount(self.point):
-                _run("umount", str(self.point))
+                _unmount(self.point)
         except BaseException:
             if copy_back:
                 self._mark_failed()
@@ -252,7 +255,7 @@ class _Mount:
         if os.path.ismount(self.point):
             for target in _mounts_of(self.point.stat().st_dev):
                 if target != self.point:
-                    _run("umount", str(target))
+                    _unmount(target)
         self.remove(copy_back=False)
 
 
@@ -367,6 +370,25 @@ def _locked() -> Iterator[None]:
         with open(folder / "lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             yield
+
+
+def _unmount(target: Path) -> None:
+    """Unmount `target`, waiting out a brief hold on it: another thread's child process between
+    its fork and its exec still holds the parent's open files for a moment (a copy-back's, of
+    this very mount). Still held after `BUSY_WAIT` seconds, it is detached lazily (gone from
+    the tree now, released by the kernel once the last holder lets go)."""
+    deadline = time.monotonic() + BUSY_WAIT
+    while True:
+        try:
+            _run("umount", str(target))
+            return
+        except SandboxError as exc:
+            if "busy" not in str(exc):
+                raise
+            if time.monotonic() >= deadline:
+                _run("umount", "--lazy", str(target))
+                return
+        time.sleep(0.1)
 
 
 def _run(*argv: str) -> None:
