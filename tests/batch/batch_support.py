@@ -13,7 +13,6 @@ import sys
 import threading
 import urllib.error
 import urllib.request
-import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -61,17 +60,17 @@ def start_cluster(temp: Path, workers: int = 2) -> Iterator[Cluster]:
 
     # As the engine's own LocalCluster: a nanny restarting a crashed worker is never closed.
     with dask.config.set({"distributed.deploy.lost-worker-timeout": LOST_WORKER_TIMEOUT}):
-        with warnings.catch_warnings():
-            # With no dashboard the scheduler still serves /health on loopback: 8787 if free.
-            warnings.filterwarnings("ignore", "Port 8787 is already in use", UserWarning)
-            cluster = LocalCluster(
-                n_workers=workers,
-                threads_per_worker=1,
-                processes=True,
-                host="127.0.0.1",
-                dashboard_address=None,
-                env={"TMPDIR": str(temp)},
-            )
+        cluster = LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+            # With no dashboard the scheduler still serves /health: on a free loopback port,
+            # not on 8787 (another cluster's there: a warning and a socket left open).
+            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+            env={"TMPDIR": str(temp)},
+        )
         try:
             with Client(cluster.scheduler_address) as client:
                 client.wait_for_workers(workers, timeout=60)

@@ -94,32 +94,34 @@ def machines(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Machines]:
         "XDG_CACHE_HOME": str(worker_home / "cache"),
     }
     address_file = scheduler_home / "scheduler.json"
-    scheduler = subprocess.Popen(
-        [
-            *(DASK, "scheduler", "--host", LOOPBACK, "--port", "0"),
-            *("--dashboard-address", f"{LOOPBACK}:0", "--scheduler-file", str(address_file)),
-        ],
-        cwd=scheduler_home,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=(scheduler_home / "log.txt").open("w"),
-    )
+    with (scheduler_home / "log.txt").open("w") as log:
+        scheduler = subprocess.Popen(
+            [
+                *(DASK, "scheduler", "--host", LOOPBACK, "--port", "0"),
+                *("--dashboard-address", f"{LOOPBACK}:0", "--scheduler-file", str(address_file)),
+            ],
+            cwd=scheduler_home,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+        )
     worker = None
     try:
         address = scheduler_address(scheduler, address_file)
         assert address.startswith(f"tcp://{LOOPBACK}:")
-        worker = subprocess.Popen(
-            [
-                *(DASK, "worker", address, "--nworkers", "1", "--nthreads", "1"),
-                *("--host", LOOPBACK, "--dashboard-address", f"{LOOPBACK}:0", "--no-dashboard"),
-                *("--local-directory", str(worker_home / "dask")),
-            ],
-            cwd=worker_home,
-            env=worker_env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=(worker_home / "log.txt").open("w"),
-        )
+        with (worker_home / "log.txt").open("w") as log:
+            worker = subprocess.Popen(
+                [
+                    *(DASK, "worker", address, "--nworkers", "1", "--nthreads", "1"),
+                    *("--host", LOOPBACK, "--dashboard-address", f"{LOOPBACK}:0"),
+                    *("--no-dashboard", "--local-directory", str(worker_home / "dask")),
+                ],
+                cwd=worker_home,
+                env=worker_env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+            )
         with Client(address, timeout="60s") as client:
             client.wait_for_workers(1, timeout=120)
         started = [psutil.Process(scheduler.pid), psutil.Process(worker.pid)]
