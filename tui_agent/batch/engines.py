@@ -113,6 +113,9 @@ class DaskEngine:
                     processes=True,
                     host="127.0.0.1",
                     dashboard_address=None,
+                    # Its health page still listens: on a free loopback port, not on 8787 (where
+                    # another cluster may be: a warning over the progress, a socket left open).
+                    scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
                     asynchronous=True,
                 )
                 address = self._cluster.scheduler_address
