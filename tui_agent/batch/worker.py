@@ -29,6 +29,7 @@ from tui_agent.batch.evaluation import judge
 from tui_agent.batch.plan import EvalCheck
 from tui_agent.events import BatchOrigin, dump_event
 from tui_agent.session import SessionState
+from tui_agent.store.task_cache import COLUMNS as CACHE_COLUMNS
 
 SHIPPED_SETTINGS = (
     "model",
@@ -47,17 +48,7 @@ SHIPPED_SETTINGS = (
 """The driver's settings an item runs with; the rest (the database, Chromium's path, the MCP
 config) are the worker machine's own."""
 CLOSE_WAIT = 15.0
-CACHE_FIELDS = (
-    "key",
-    "task",
-    "normalised_task",
-    "schema_hash",
-    "schema_json",
-    "model",
-    "task_code",
-    "analysis_code",
-    "session_id",
-)
+CACHE_FIELDS = tuple(c for c in CACHE_COLUMNS if c not in ("created_at", "last_used_at", "hits"))
 """The fields of a code cache entry sent to and from a worker."""
 
 
