@@ -181,7 +181,9 @@ def run_recipe_cli(
 
 
 def descendants(pid: int) -> list[int]:
-    """The processes below `pid`, from /proc."""
+    """The processes below `pid`, from /proc, leaving out the subtree of any Python process
+    below it: another process this test process started earlier (a Dask worker of a batch
+    test's cluster, kept for the session) may run a Chromium of its own."""
     parents: dict[int, int] = {}
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -194,10 +196,20 @@ def descendants(pid: int) -> list[int]:
     found, todo = [], [pid]
     while todo:
         parent = todo.pop()
-        children = [child for child, ppid in parents.items() if ppid == parent]
+        children = [
+            child for child, ppid in parents.items() if ppid == parent and not python(child)
+        ]
         found += children
         todo += children
     return found
+
+
+def python(pid: int) -> bool:
+    """Whether `pid` runs this test's Python (False once it has ended)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().startswith(sys.executable.encode())
+    except OSError:
+        return False
 
 
 @dataclass
@@ -235,15 +247,8 @@ async def chromium_processes(browser: Browser, url: str) -> list[Process]:
     await page.goto(url)
     found = [process(pid) for pid in descendants(os.getpid())]
     await page.context.close()
-    # Chromium's, not the Playwright driver's nor Python processes this test process started
-    # earlier (a Dask worker of a batch test's cluster, kept for the session).
-    return [
-        p
-        for p in found
-        if p is not None
-        and not p.command.split()[0].endswith("/node")
-        and not p.command.startswith(sys.executable)
-    ]
+    # Chromium's, not the Playwright driver's.
+    return [p for p in found if p is not None and not p.command.split()[0].endswith("/node")]
 
 
 async def test_chromium_runs_unprivileged_with_its_sandbox(web, host_secret):
