@@ -14,7 +14,7 @@ test: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
-	$(VENV)/bin/pytest -n 2 -q
+	$(VENV)/bin/pytest -n 2 -q --durations=25
 
 setup: system $(STAMP) image
 
