@@ -153,6 +153,15 @@ HEADINGS = (
     )
     + "<div class='pager'><a href='?p=2'>Older posts</a></div></main>"
 )
+HEADED = (
+    "<table class='quotes'><tr><th>Quote</th><th>Author</th></tr>"
+    + "".join(
+        f"<tr><td>“Quote number {i} is wise and long enough”</td><td>Person {i}</td></tr>"
+        f"<tr><td colspan='2'>Tags: <a href='/tag/a{i}'>a{i}</a> <a href='/tag/b'>b</a></td></tr>"
+        for i in range(10)
+    )
+    + "<tr><td colspan='2'><a href='/page/2'>Next →</a></td></tr></table>"
+)
 PAGER_ITEM = (
     "<ul>"
     + "".join(
@@ -184,8 +193,11 @@ RUNS = """([item, siblings]) => [...document.querySelectorAll(item)].map((el) =>
         (DEFINITIONS, 8, "Word 0 / Meaning of word 0 in detail", "Word 7 / Meaning"),
         (HEADINGS, 6, "Article 0 / Summary of article 0, quite long text. / By author 0",
          "Article 5"),
+        (HEADED, 10, "“Quote number 0 is wise and long enough” Person 0 / Tags: a0 b",
+         "“Quote number 9"),
     ],
-    ids=["hacker-news", "tableful", "classless-rows", "dt-dd", "heading-paragraphs"],
+    ids=["hacker-news", "tableful", "classless-rows", "dt-dd", "heading-paragraphs",
+         "header-row"],
 )  # fmt: skip
 async def test_sibling_runs_are_one_item_each_and_the_pager_row_none(
     shared_page, html, count, first, last
@@ -226,3 +238,54 @@ async def test_menus_and_sidebars_are_weak_and_placed(shared_page):
     assert best.item.endswith("article") and (best.place, best.weak) == ("main", False)
     places = {c.place for c in found[1:]}
     assert places <= {"navigation", "sidebar"} and all(c.weak for c in found[1:])
+
+
+ROUNDUP = (
+    "<table class='list'><tr><th>ID</th><th>Title</th><th>Status</th></tr>"
+    + "".join(
+        f"<tr><td>{i}</td><td><a href='/issue{i}'>Issue {i}: fix the pager</a></td>"
+        "<td>chatting</td></tr>"
+        for i in range(1, 11)
+    )
+    + "<tr><th colspan='3'><table width='100%'><tr class='navigation'><th>&nbsp;</th>"
+    "<th>1..10 out of 45</th><th><a href='?start=10'>next &gt;&gt;</a></th></tr></table>"
+    "</th></tr></table>"
+)
+TRAC = (
+    "<div id='banner'><h1><a href='/'>Corpus</a></h1><ul><li><a href='/login'>Login</a></li>"
+    "<li><a href='/prefs'>Preferences</a></li><li><a href='/help'>Help/Guide</a></li>"
+    "<li><a href='/about'>About Trac</a></li></ul></div>"
+    "<div id='mainnav'><ul><li><a href='/wiki'>Wiki</a></li><li><a href='/timeline'>Timeline"
+    "</a></li><li><a href='/roadmap'>Roadmap</a></li><li><a href='/query'>View Tickets</a></li>"
+    "</ul></div><div id='main'><div id='content'><h1>Custom Query</h1>"
+    "<table class='listing tickets'><thead><tr><th>Ticket</th><th>Summary</th><th>Owner</th>"
+    "<th>Priority</th></tr></thead><tbody class='trac-query-results'>"
+    + "".join(
+        f"<tr class='{'odd' if i % 2 else 'even'} prio{1 + i // 3}'><td class='id'>"
+        f"<a href='/ticket/{i}'>#{i}</a></td><td class='summary'><a href='/ticket/{i}'>Ticket "
+        f"{i}: fix the search</a></td><td class='owner'>eve</td><td class='priority'>"
+        f"{['blocker', 'critical', 'major', 'minor'][i // 3]}</td></tr>"
+        for i in range(10)
+    )
+    + "</tbody></table></div></div><div id='footer'><p>Powered by <a href='/about'>Trac 1.6"
+    "</a><br>By <a href='/edgewall'>Edgewall Software</a>.</p><p class='right'>Visit the Trac "
+    "open source project at <a href='/trac'>the Trac site</a></p></div>"
+)
+
+
+@in_chromium
+async def test_header_rows_and_a_pager_row_in_th_are_no_items(shared_page):
+    await shared_page.set_content(ROUNDUP)
+    best = (await find_lists(shared_page))[0]
+    texts = await shared_page.locator(best.item).all_inner_texts()
+    assert best.count == 10 and best.siblings is None
+    assert " ".join(texts[0].split()) == "1 Issue 1: fix the pager chatting"
+    assert not any("next" in text or "Title" in text for text in texts)
+
+
+@in_chromium
+async def test_the_rows_of_a_listing_win_over_the_page_blocks_around_it(shared_page):
+    await shared_page.set_content(TRAC)
+    best = (await find_lists(shared_page))[0]
+    assert best.count == 10 and "prio" not in best.item
+    assert await shared_page.evaluate(SAME_ELEMENTS, [best.item, "tbody.trac-query-results > tr"])

@@ -2,7 +2,9 @@
 
 A page whose script asks a slow endpoint is waited for until the answer is rendered (with a
 progress look about every second); a quiet page is taken at once; a page that polls forever
-is given up at the cap, or taken as soon as it is ready and its content stopped changing.
+is given up at the cap, or taken as soon as it is ready and its content stopped changing; a
+page whose timer adds the content later is waited for, but not for timers that repeat or are
+due after the cap.
 """
 
 import threading
@@ -25,6 +27,25 @@ PAGES = {
     "/quiet": "<!doctype html><ul><li>one</li><li>two</li></ul>",
     "/polling": """<!doctype html><ul id="list"><li>ready</li></ul><script>
       setInterval(() => fetch("/api?delay=0.3"), 200);</script>""",
+    "/timer": """<!doctype html><ul id="list"></ul><div id="box"></div><script>
+      const box = document.getElementById("box");
+      const tick = () => { box.style.left = performance.now() % 100 + "px"; setTimeout(tick, 16); };
+      tick();
+      setTimeout(() => {}, 60000);
+      setTimeout(() => {
+        for (const name of ["alpha", "beta", "gamma"]) {
+          const li = document.createElement("li"); li.textContent = name;
+          document.getElementById("list").append(li);
+        }
+      }, 3000);</script>""",
+    "/ticking": """<!doctype html><ul id="list"></ul><div id="box"></div><script>
+      const box = document.getElementById("box");
+      const tick = () => { box.style.left = performance.now() % 100 + "px"; setTimeout(tick, 16); };
+      tick();
+      const poll = () => setTimeout(poll, 700);
+      poll();
+      setInterval(() => {}, 300);
+      setTimeout(() => {}, 60000);</script>""",
 }
 
 
@@ -89,3 +110,28 @@ async def test_a_page_that_polls_forever_stops_at_the_cap_or_once_ready(page, se
 
     taken = await settled(page, 10.0, ready=ready)
     assert taken.why == "ready" and taken.elapsed < 10.0
+
+
+async def _settle_for_items(page) -> list:
+    """The looks of a wait for #list's items, giving up after a second of quiet."""
+
+    async def shown() -> bool:
+        return await page.locator("#list li").count() > 0
+
+    return [look async for look in settle(page, 8.0, ready=shown, patience=1.0)]
+
+
+@in_chromium
+async def test_a_timer_due_before_the_cap_is_waited_for_past_the_patience(page, server):
+    await page.goto(f"{server}/timer")
+    looks = await _settle_for_items(page)
+    assert looks[-1].why == "quiet" and await page.locator("#list li").count() == 3
+    assert 2.5 < looks[-1].elapsed < 8.0
+    assert any("a timer due in" in look.line() for look in looks[:-1])
+
+
+@in_chromium
+async def test_repeating_timers_and_timers_past_the_cap_do_not_hold_the_wait(page, server):
+    await page.goto(f"{server}/ticking")
+    last = (await _settle_for_items(page))[-1]
+    assert last.why == "quiet" and last.elapsed < 4.0

@@ -21,7 +21,7 @@ from urllib.parse import urlparse
 from tui_agent.web.browser_error import BrowserError
 from tui_agent.web.chromium_user import BROWSER_USER, NO_SANDBOX_HINT, Launch, plan_launch
 from tui_agent.web.navigation import check_navigable, file_path, goto, guard
-from tui_agent.web.page_wait import watch
+from tui_agent.web.page_wait import instrument, watch
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser as PlaywrightBrowser
@@ -139,12 +139,13 @@ class Browser:
         self.crashed = self._playwright is not None
 
     async def page(self) -> Page:
-        """A new page in a fresh context, its traffic watched (see `page_wait`) and its
-        file:// requests routed (see `navigation.guard`)."""
+        """A new page in a fresh context, its traffic and timers watched (see `page_wait`) and
+        its file:// requests routed (see `navigation.guard`)."""
         if self._browser is None or self.crashed:
             raise BrowserError("the browser is not running (it crashed or was closed)")
         context = await self._browser.new_context(accept_downloads=False)
         await guard(context, self.files)
+        await instrument(context)
         page = await context.new_page()
         watch(page)
         return page

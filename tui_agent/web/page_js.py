@@ -5,7 +5,8 @@ MEMBERS_JS: a list item that spans several sibling elements (a title row and a t
 LIST_ITEM matches, plus the following siblings that LIST_ITEM_SIBLINGS matches, up to the next
 anchor. CONTROLS_WORDS_JS: what a next-page control says in the languages the agent reads
 (English, Spanish, French, German, Portuguese, Italian, Dutch, the Nordic and Slavic ones,
-Chinese, Japanese, Korean, Arabic, Hebrew), and a clickable's label.
+Chinese, Japanese, Korean, Arabic, Hebrew), a clickable's label, and the current page's number
+(`window.__tuiClickable` is page_wait.INSTRUMENT_JS's record of click listeners).
 """
 
 MEMBERS_JS = r"""
@@ -56,7 +57,7 @@ const NEXT_LABEL = new RegExp("(?<!\\p{L})(?:next|siguiente|suivante?|weiter|n\u
   + "|pr\u00f3xim[ao]|seguinte|successiv[ao]|volgende)(?!\\p{L})", "iu");
 const PREVIOUS_LABEL = new RegExp("(?<!\\p{L})(?:prev|previous|back|newer|anterior"
   + "|pr\u00e9c\u00e9dente?|zur\u00fcck|vorherige|precedente|vorige)(?!\\p{L})", "iu");
-const ARROWS = /[\u203a\u00bb>\u2192\u27e9\u276f\u25b8\u25b6]/g;
+const ARROWS = /[\u203a\u00bb>\u2192\u27e9\u276f\u25b8\u25b6\u25b7\u21d2\u21e8\u27f6\u2771]/g;
 const labelOf = (el) => (el.innerText || el.value || el.getAttribute("aria-label")
   || el.getAttribute("title") || "").replace(/\s+/g, " ").trim();
 // Whether a clickable's label says "next page": a next word, with arrows or not, or arrows
@@ -69,25 +70,51 @@ const saysNext = (el) => {
   const aria = el.getAttribute("aria-label") || el.getAttribute("title") || "";
   return NEXT_LABEL.test(aria) && !PREVIOUS_LABEL.test(aria);
 };
+// Whether a script makes `el` clickable: an onclick attribute, a click listener added to it
+// (page_wait's init script keeps track), a role or tabindex, or a pointer cursor on a link.
+const scriptClickable = (el) => el.hasAttribute("onclick") || el.hasAttribute("role")
+  || el.hasAttribute("tabindex") || !!(window.__tuiClickable && window.__tuiClickable.has(el))
+  || (el.tagName === "A" && getComputedStyle(el).cursor === "pointer");
 // Whether a control is shown disabled: by its state, or a "disabled" class on it or its parent
-// (a pager's last page); `strict` also counts a link without an address.
+// (a pager's last page); `strict` also counts a link without an address no script handles.
 const looksDisabled = (el, strict = true) => el.disabled
   || el.getAttribute("aria-disabled") === "true"
   || [el, el.parentElement].some((a) => a && [...a.classList].some((c) => /disabled/i.test(c)))
-  || (strict && el.tagName === "A" && !el.hasAttribute("href") && !el.getAttribute("role"));
+  || (strict && el.tagName === "A" && !el.hasAttribute("href") && !scriptClickable(el));
 const normalLabel = (text) => text.replace(/\s+/g, " ").replace(/\s*[(\[]\d+[)\]]$/, "")
   .trim().toLowerCase();
+const PAGE_NUMBER = /^\d{1,4}$/;
+const CURRENT_MARKS = "[aria-current=page], [aria-current=true], .current, .active, .selected, "
+  + "[class*=current], [class*=this-page], [class*=selected], [class*=active]";
+// Whether a page number `el` has, near it (in its parent or grandparent), a link to the page
+// before or after it: it is in a pager.
+const amidPageLinks = (el) => {
+  const number = Number(labelOf(el));
+  const near = [number - 1, number + 1].map(String);
+  for (let box = el.parentElement, up = 0; box && up < 2; box = box.parentElement, up++) {
+    if ([...box.querySelectorAll("a[href]")].some((a) => near.includes(labelOf(a)))) return true;
+  }
+  return false;
+};
+// The shown numbers that may be the current page, best first: those marked as current, then
+// a number that is no link amid links to the pages around it (Django's `span.this-page`).
+const currentPages = () => {
+  const shownNumber = (el) => el.checkVisibility() && PAGE_NUMBER.test(labelOf(el));
+  const marked = [...document.querySelectorAll(CURRENT_MARKS)].filter(shownNumber);
+  const bare = [...document.querySelectorAll("span, strong, b, em, li, td, a:not([href])")]
+    .filter((el) => el.children.length === 0 && shownNumber(el) && amidPageLinks(el));
+  return [...marked, ...bare.filter((el) => !marked.includes(el))];
+};
 // The index (among `candidates`) of the next-page control: the one whose label is `text`
 // (else any that says "next"), or the page number after the current one (`numbered`).
 const nextControl = (candidates, text, numbered) => {
   if (numbered) {
-    const NUMBER = /^\d{1,4}$/;
-    const current = [...document.querySelectorAll("[aria-current=page], [aria-current=true], "
-      + ".current, .active, .selected, [class*=current]")]
-      .find((el) => NUMBER.test(labelOf(el)) && el.checkVisibility());
-    if (!current) return -1;
-    const wanted = String(Number(labelOf(current)) + 1);
-    return candidates.findIndex((el) => labelOf(el) === wanted);
+    for (const current of currentPages()) {
+      const wanted = String(Number(labelOf(current)) + 1);
+      const index = candidates.findIndex((el) => labelOf(el) === wanted);
+      if (index >= 0) return index;
+    }
+    return -1;
   }
   const exact = candidates.findIndex((el) => normalLabel(labelOf(el)) === normalLabel(text));
   return exact >= 0 ? exact : candidates.findIndex(saysNext);

@@ -127,7 +127,12 @@ const inSidebar = (el) => {
   }
   return false;
 };
-const sigOf = (el) => tagOf(el) + "." + classesOf(el).sort().join(".");
+// A class with its number left out: `prio1` and `prio3` rows are one kind of row.
+const kindOf = (c) => c.replace(/\d+$/, "#");
+const sigOf = (el) => tagOf(el) + "." + classesOf(el).map(kindOf).sort().join(".");
+// A table row of header cells only (column names, a pager row in `<th>`): never an item.
+const headerRow = (el) => el.tagName === "TR" && el.cells.length > 0
+  && [...el.cells].every((cell) => cell.tagName === "TH");
 const shapeOf = (el) => sigOf(el) + "(" + [...el.children].filter((k) => !SKIP_TAGS.has(k.tagName))
   .map(sigOf).join(",") + ")";
 const LEADING_LABEL = /^([^\s:\uff1a]{1,20})\s*[:\uff1a]/u;
@@ -187,7 +192,7 @@ const ahead = (a, b) => {
 };
 // Runs of siblings that repeat as a unit: [anchor, member, ...] per item, or null.
 function runsOf(parent) {
-  const kids = [...parent.children].filter((k) => !SKIP_TAGS.has(k.tagName));
+  const kids = [...parent.children].filter((k) => !SKIP_TAGS.has(k.tagName) && !headerRow(k));
   if (kids.length < 6) return null;
   for (const keyOf of [sigOf, shapeOf, deepOf]) {
     const keys = kids.map(keyOf);
@@ -256,11 +261,13 @@ function listCandidates(limit) {
   const groupsOf = (parent) => {
     const byKey = new Map();
     for (const kid of parent.children) {
-      if (SKIP_TAGS.has(kid.tagName)) continue;
-      const classes = classesOf(kid).sort();
-      const key = tagOf(kid) + "." + classes.join(".");
+      if (SKIP_TAGS.has(kid.tagName) || headerRow(kid)) continue;
+      const classes = classesOf(kid).filter((c) => kindOf(c) === c).sort();  // no prio1
+      const key = sigOf(kid);
       if (!byKey.has(key)) byKey.set(key, { tag: tagOf(kid), classes, members: [] });
-      byKey.get(key).members.push(kid);
+      const group = byKey.get(key);
+      group.classes = group.classes.filter((c) => kid.classList.contains(c));
+      group.members.push(kid);
     }
     const sorted = [...byKey.values()].sort((a, b) => b.members.length - a.members.length);
     const merged = [];
@@ -282,14 +289,16 @@ function listCandidates(limit) {
   const itemSelector = (parent, containerSel, g) => {
     const members = new Set(g.members);
     const classes = g.classes;
-    const options = classes.map((c) => g.tag + "." + esc(c));
-    if (classes.length > 1) options.push(g.tag + classes.map((c) => "." + esc(c)).join(""));
+    // Rows beside a header row: those with a data cell.
+    const tag = g.tag === "tr" && [...parent.children].some(headerRow) ? "tr:has(> td)" : g.tag;
+    const options = classes.map((c) => tag + "." + esc(c));
+    if (classes.length > 1) options.push(tag + classes.map((c) => "." + esc(c)).join(""));
     const scoped = options.map((o) => containerSel + " > " + o);
-    for (const sel of [...options, ...scoped, containerSel + " > " + g.tag]) {
+    for (const sel of [...options, ...scoped, containerSel + " > " + tag]) {
       if (matchesExactly(sel, members)) return sel;
     }
-    const base = containerSel + " > " + (options[0] || g.tag);
-    return refined(base, g.members) || containerSel + " > " + g.tag;
+    const base = containerSel + " > " + (options[0] || tag);
+    return refined(base, g.members) || containerSel + " > " + tag;
   };
   const runGroup = (parent) => {
     const found = runsOf(parent);
@@ -349,7 +358,13 @@ function listCandidates(limit) {
     if (avgText < 3 && images === 0) score *= 0.1;
     const menuLike = avgText < 25 && linked === n && images === 0 && avgDesc <= 2 && n <= 12;
     return { parent, g, score, linked, where, weak: where !== "main" || menuLike };
-  }).sort((a, b) => b.score - a.score);
+  });
+  // Blocks that hold a longer list (a page's header, main and footer `div`s) are its layout.
+  const layout = scored.filter((c) => scored.some((d) => d !== c
+    && d.g.runs.length > c.g.runs.length && d.score >= c.score * 0.05
+    && c.g.runs.some((run) => run.some((item) => item.contains(d.parent)))));
+  for (const c of layout) c.score *= 0.05;
+  scored.sort((a, b) => b.score - a.score);
   const kept = [];
   for (const c of scored) {
     if (kept.length >= limit) break;

@@ -369,9 +369,13 @@ CONTROLS_JS = (
 const MORE = new RegExp("^(?:(?:load|show|view|see)\\s+more\\b.*|more(?:\\s+(?:results|items"
   + "|products|posts))?|(?:ver|cargar|mostrar)\\s+m\u00e1s.*|(?:voir|afficher|charger)\\s+plus.*"
   + "|mehr\\s+(?:laden|anzeigen).*|(?:carregar|ver|mostrar)\\s+mais.*)$", "i");
-const CLICKABLE = "a[href], button, [role=button], [role=link], input[type=button], "
-  + "input[type=submit]";
-const all = [...document.querySelectorAll(CLICKABLE)].filter(shown);
+const CLICKABLE = "a, button, [role=button], [role=link], input[type=button], "
+  + "input[type=submit], [onclick]";
+// Also any short element a click listener was added to (a script's "Next" span or item).
+const listened = window.__tuiClickable
+  ? [...document.body.querySelectorAll("span, li, div, i, b, strong, em, p, td")]
+    .filter((el) => window.__tuiClickable.has(el) && !el.matches(CLICKABLE)) : [];
+const all = [...document.querySelectorAll(CLICKABLE), ...listened].filter(shown);
 const controls = all.filter((el) => !looksDisabled(el));
 const stable = (sel) => !/:nth-(of-type|child)/.test(sel);
 // A selector for a control whose own selector is positional: its kind of clickable inside the
@@ -394,11 +398,7 @@ const found = (el, how, scoped = true) => {
   };
 };
 const byNumber = () => {
-  const NUMBER = /^\d{1,4}$/;
-  const marks = [...document.querySelectorAll("[aria-current=page], [aria-current=true], "
-    + ".current, .active, .selected, [class*=current]")]
-    .filter((el) => shown(el) && NUMBER.test(labelOf(el)));
-  for (const mark of marks) {
+  for (const mark of currentPages()) {
     const number = Number(labelOf(mark));
     let box = mark.parentElement;
     for (let up = 0; box && up < 3 && box !== document.body; up++, box = box.parentElement) {
@@ -409,9 +409,14 @@ const byNumber = () => {
   }
   return null;
 };
-const next = controls.find((el) => el.matches("[rel~=next]"))
-  || controls.find((el) => saysNext(el));
-const how = next ? (next.matches("[rel~=next]") ? "rel=next" : "its words") : "page number";
+// The page's own `<link rel=next>` (in its head) names the address the next-page link has.
+const head = document.querySelector("link[rel~=next][href]");
+const linked = head && controls.find((el) => el.href === head.href
+  && !PAGE_NUMBER.test(labelOf(el)));
+const rel = controls.find((el) => el.matches("[rel~=next]"));
+const words = controls.find((el) => saysNext(el));
+const next = rel || words || linked;
+const how = rel || (linked && !words) ? "rel=next" : next ? "its words" : "page number";
 const more = controls.find((el) => MORE.test(labelOf(el)));
 const disabledNext = all.find((el) => looksDisabled(el) && saysNext(el));
 return {

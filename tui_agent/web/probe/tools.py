@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec
 
 from tui_agent.events import ToolCall, ToolResult
 from tui_agent.web.navigation import goto
-from tui_agent.web.page_wait import WAIT_CAP
+from tui_agent.web.page_wait import WAIT_CAP, settled
 from tui_agent.web.page_wait import watch as watch_traffic
 from tui_agent.web.probe.list_finder import find_lists
 from tui_agent.web.probe.page_watch import PageWatch, close_tab
@@ -65,6 +65,8 @@ SCROLL_ROUNDS = 3
 CLICK_TIMEOUT_MS = 3000
 LOAD_TIMEOUT_MS = 10000
 NAVIGATION_WAIT = 5.0
+CONTROLS_PATIENCE = 1.0
+"""Seconds a quiet page with no pager (and no timer due) is given to show one."""
 
 
 P = ParamSpec("P")
@@ -224,7 +226,7 @@ class Probes:
         after = await self._quiet_count(item) if item else 0
         if item:
             run.note(item, after)
-        controls = await self.page.evaluate(CONTROLS_JS)
+        controls = await self._controls()
         facts: dict[str, Any] = {
             "item_selector": item,
             "before": before,
@@ -286,6 +288,20 @@ class Probes:
             return refusal(f"{tool} needs a `selector` argument (a CSS selector).")
         method = self.probe_click if tool == "probe_click" else self.describe_element
         return await method(selector.strip())
+
+    async def _controls(self) -> dict[str, Any]:
+        """The page's pagination and load-more controls; when it shows neither yet, once the
+        page is quiet, or a timer of its due within the wait has run (a pager written late)."""
+        controls: dict[str, Any] = await self.page.evaluate(CONTROLS_JS)
+
+        async def shown() -> bool:
+            nonlocal controls
+            controls = await self.page.evaluate(CONTROLS_JS)
+            return bool(controls["pagination"] or controls["load_more"])
+
+        if not (controls["pagination"] or controls["load_more"]):
+            await settled(self.page, self.wait, ready=shown, patience=CONTROLS_PATIENCE)
+        return controls
 
     async def _matches(self, selector: str, tool: str) -> int:
         found = await self.page.evaluate(CHECK_JS, selector)

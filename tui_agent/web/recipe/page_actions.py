@@ -36,6 +36,8 @@ Outcome = tuple[str, dict[str, Any]]
 BACK_TIMEOUT_MS = 30_000
 CLOSE_TIMEOUT_MS = 5_000
 """How long closed details may take to go."""
+CONTROL_PATIENCE = 1.0
+"""Seconds a quiet page with no next-page control (and no timer due) is given to show one."""
 
 
 async def _always() -> bool:
@@ -245,16 +247,26 @@ class PageActions:
         """Click a shown, enabled match and wait for the list to change (facts: changed).
 
         The next-page control (no `selector`) is picked among NEXT_PAGE_BUTTON's matches by
-        NEXT_PAGE_TEXT or NEXT_PAGE_NUMBERED when the bindings have them. A click after which
-        the page shows no list item at all is a HardFailure (the next page failed), not the
-        end of the list.
+        NEXT_PAGE_TEXT or NEXT_PAGE_NUMBERED when the bindings have them; one the page has not
+        written yet is waited for while it is busy. A click after which the page shows no list
+        item at all is a HardFailure (the next page failed), not the end of the list.
         """
         paging = command.selector is None
         selector = command.selector or self.bindings.NEXT_PAGE_BUTTON
         assert selector is not None
         text = self.bindings.NEXT_PAGE_TEXT if paging else None
         numbered = paging and self.bindings.NEXT_PAGE_NUMBERED
-        index = await self.page.evaluate(conditions.FIND_ENABLED_JS, [selector, text, numbered])
+        found = [selector, text, numbered]
+        index = await self.page.evaluate(conditions.FIND_ENABLED_JS, found)
+
+        async def shown() -> bool:
+            nonlocal index
+            index = await self.page.evaluate(conditions.FIND_ENABLED_JS, found)
+            return index >= 0
+
+        if index < 0 and paging:  # a pager the page writes after its list
+            self.waiting = "the next-page control"
+            await settled(self.page, self.wait, ready=shown, patience=CONTROL_PATIENCE)
         named = f'"{selector}"' + (f' ("{text}")' if text else "")
         if index < 0:
             return f"no shown, enabled {named}: nothing clicked", {"clicked": False}
