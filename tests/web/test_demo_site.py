@@ -32,16 +32,20 @@ from tui_agent.demo_site import (
 )
 from tui_agent.demo_site.anatomy import ANATOMY, CARD_LAYOUTS, ITEM, ITEM_LINK, LIST, PANEL
 
-# Reads fields the way a recipe does: the visible text of each selector, the link's href.
-# A field whose element is absent is left out; innerText and textContent must agree.
+# Reads fields the way a recipe does: the visible text of each selector (of each tag, for
+# tags: a list), the link's href. A field whose element is absent is left out; innerText and
+# textContent must agree.
 READ = """(roots, [spec, link]) => roots.map((root) => {
   const clean = (text) => text.replace(/\\s+/g, " ").trim();
+  const text = (el) => {
+    const seen = clean(el.innerText), raw = clean(el.textContent);
+    return seen === raw ? seen : `innerText ${seen} != textContent ${raw}`;
+  };
   const out = {};
   for (const [name, css] of Object.entries(spec)) {
     const el = root.querySelector(css);
     if (!el) continue;
-    const seen = clean(el.innerText), raw = clean(el.textContent);
-    out[name] = seen === raw ? seen : `innerText ${seen} != textContent ${raw}`;
+    out[name] = name === "tags" ? [...el.querySelectorAll(".tag")].map(text) : text(el);
   }
   const anchor = link && root.querySelector(link);
   if (anchor) out.url = anchor.href;
@@ -96,7 +100,7 @@ def test_catalog_is_deterministic_and_complete():
         "date": "2024-01-01",
         "seller": "Northwind Goods",
         "category": "Kitchen",
-        "tags": "eco",
+        "tags": ["eco"],
         "description": "Classic kettle in oak, built to last for years.",
         "url": "/products/p-001",
     }

@@ -71,6 +71,13 @@ def field(selector: str, attribute: str | None = None) -> StrategyField:
     return StrategyField(selector=selector, attribute=attribute)
 
 
+def named_field(name: str, selector: str) -> StrategyField:
+    """The anatomy's field as a planner names it: the tags, each tag of the list, as a list."""
+    if name == "tags":
+        return StrategyField(selector=f"{selector} .tag", all=True)
+    return field(selector)
+
+
 def strategy_for(layout: str, **changes: Any) -> Strategy:
     anatomy = ANATOMY[layout]
     plan = Strategy(
@@ -81,8 +88,8 @@ def strategy_for(layout: str, **changes: Any) -> Strategy:
         details_panel=anatomy.details,
         details_loaded=anatomy.details_loaded,
         close_details=anatomy.close,
-        details_fields={name: field(css) for name, css in anatomy.details_fields.items()},
-        item_fields={name: field(css) for name, css in anatomy.card_fields.items()}
+        details_fields={n: named_field(n, css) for n, css in anatomy.details_fields.items()},
+        item_fields={n: named_field(n, css) for n, css in anatomy.card_fields.items()}
         | {"url": field(ITEM_LINK, "href")},
         pagination_button=anatomy.next_page,
         load_more_button=anatomy.load_more,
@@ -219,7 +226,9 @@ async def test_a_list_item_selector_that_cannot_work_is_a_clear_error(browser, d
 
 def panel_recipe(**field_changes: str) -> dict[str, Any]:
     """A recipe for the panel layout as a model would answer it."""
-    details = {name: css for name, css in ANATOMY["panel"].details_fields.items()}
+    details = {
+        n: named_field(n, css).as_binding() for n, css in ANATOMY["panel"].details_fields.items()
+    }
     return {
         "bindings": {
             "LIST": LIST,

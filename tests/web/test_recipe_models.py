@@ -259,13 +259,19 @@ def test_the_bindings_for_real_sites_validate_and_write_back_as_given():
         NEXT_PAGE_BUTTON="table.listing a",
         NEXT_PAGE_TEXT="Next →",
         CLOSE_DETAILS={"key": "Escape"},
-        DETAILS_FIELDS={"año": {"selector": "p", "prefix": "Año:"}},
+        DETAILS_FIELDS={
+            "año": {"selector": "p", "prefix": "Año:"},
+            "tags": {"selector": ".tags a", "all": True},
+        },
         DETAILS_SCHEMA={"price": "the price"},
     )
     recipe = parse_recipe(data)
     assert recipe.bindings.CLOSE_DETAILS is not None
     assert recipe.bindings.CLOSE_DETAILS.describe() == "PRESS Escape"
     assert recipe.bindings.DETAILS_FIELDS["año"].prefix == "Año:"
+    assert recipe.bindings.DETAILS_FIELDS["tags"].all  # every match, read as a list
+    field = recipe_json_schema()["$defs"]["Bindings"]["properties"]["DETAILS_FIELDS"]
+    assert field["additionalProperties"]["anyOf"][1]["properties"]["all"] == {"type": "boolean"}
     assert recipe.to_json()["bindings"] == data["bindings"]
     counted = parse_recipe(minimal(LIST_ITEM_SIBLINGS=2, CLOSE_DETAILS=".close"))
     assert counted.bindings.LIST_ITEM_SIBLINGS == 2

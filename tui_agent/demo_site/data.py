@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
+from typing import Any
 
 PRODUCT_COUNT = 240
 PAGE_SIZE = 24
@@ -161,8 +162,9 @@ class Product:
     def stars(self) -> int:
         return (self.rating_tenths + 5) // 10
 
-    def fields(self, layout: str = "panel") -> dict[str, str]:
-        """The record as a recipe extracts it on `layout` (url is the link's path)."""
+    def fields(self, layout: str = "panel") -> dict[str, Any]:
+        """The record as a recipe extracts it on `layout` (url is the link's path; tags a
+        list)."""
         record = {
             "title": self.title,
             "price": f"{CURRENCY_SYMBOLS[self.currency]}{self.cents // 100}.{self.cents % 100:02d}",
@@ -171,7 +173,7 @@ class Product:
             "date": self.listed.isoformat(),
             "seller": self.seller,
             "category": CATEGORIES[self.category],
-            "tags": ", ".join(self.tags),
+            "tags": list(self.tags),
             "description": self.description,
             "url": self.path,
         }
@@ -321,7 +323,7 @@ def rows_page(value: str | int | None) -> int:
     return int(text)
 
 
-def ground_truth(layout: str, *, base_url: str = "", **query: str | int) -> list[dict[str, str]]:
+def ground_truth(layout: str, *, base_url: str = "", **query: str | int) -> list[dict[str, Any]]:
     """Exactly the records `layout` shows for `query`, in page order, as a recipe extracts them.
 
     `base_url` (e.g. DemoSite.base_url) is prefixed to each `url`; query values are the URL's

@@ -168,7 +168,7 @@ class DemoSite:
     def layout_urls(self) -> dict[str, str]:
         return {layout: self.url(layout) for layout in data.LAYOUTS}
 
-    def ground_truth(self, layout: str, **query: str | int) -> list[dict[str, str]]:
+    def ground_truth(self, layout: str, **query: str | int) -> list[dict[str, Any]]:
         """data.ground_truth with absolute `url` values (as `element.href` gives them)."""
         return data.ground_truth(layout, base_url=self.base_url, **query)
 

@@ -4,8 +4,8 @@ A `Strategy` is written and read in a Markdown format (`to_markdown` /
 `parse_strategy`), extended with the keys the recipe generator needs (LIST, LIST_ITEM_SIBLINGS,
 CLICK_BEHAVIOR, CLICK_TARGET, DETAILS_LOADED, CLOSE_DETAILS (a control, or `PRESS Escape`),
 PAGINATION_TEXT, PAGINATION_NUMBERED, LOAD_MORE_BUTTON, SCROLL_LOADS_MORE, DETAILS_FIELDS,
-ITEM_FIELDS; a field may end `after "Label:"`). A `Fragment` is what a generator adds: recipe
-commands for a filter, a sort or a search.
+ITEM_FIELDS; a field may end `after "Label:"`, then `(all)` when every match is read, as a
+list). A `Fragment` is what a generator adds: recipe commands for a filter, a sort or a search.
 """
 
 from __future__ import annotations
@@ -28,20 +28,23 @@ class StrategyParseError(ValueError):
 
 
 class StrategyField(BaseModel):
-    """A named field: the selector, the attribute read instead of the text (if any), and the
-    label written before the value in the same element (if any, dropped when read)."""
+    """A named field: the selector, the attribute read instead of the text (if any), the
+    label written before the value in the same element (if any, dropped when read), and
+    whether every match is read (a list of values: tags, categories)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     selector: str
     attribute: str | None = None
     prefix: str | None = None
+    all: bool = False
 
-    def as_binding(self) -> str | dict[str, str]:
-        """The recipe binding's form: a plain selector, or {"selector", "attribute", "prefix"}."""
-        if self.attribute is None and self.prefix is None:
+    def as_binding(self) -> str | dict[str, str | bool]:
+        """The recipe binding's form: a plain selector, or {"selector", "attribute", "prefix",
+        "all"} with what it sets."""
+        if self.attribute is None and self.prefix is None and not self.all:
             return self.selector
-        extra = {"attribute": self.attribute, "prefix": self.prefix}
+        extra = {"attribute": self.attribute, "prefix": self.prefix, "all": self.all or None}
         return {"selector": self.selector, **{k: v for k, v in extra.items() if v is not None}}
 
 
@@ -171,14 +174,16 @@ def _code(selector: str | None) -> str:
 
 def _field(spec: StrategyField) -> str:
     text = f"`{spec.selector}`" + (f" @{spec.attribute}" if spec.attribute else "")
-    return text + (f" after {json.dumps(spec.prefix, ensure_ascii=False)}" if spec.prefix else "")
+    text += f" after {json.dumps(spec.prefix, ensure_ascii=False)}" if spec.prefix else ""
+    return text + (" (all)" if spec.all else "")
 
 
 _SECTION = re.compile(r"^#{2,3}\s*(.+?)\s*$")
 _ENTRY = re.compile(r"^(\s*)[-*]\s*(?:\*\*)?([A-Z_]+)(?:\*\*)?\s*:\s*(.*)$")
 _SUBITEM = re.compile(r"^\s+[-*]\s*(.*)$")
 _NAMED = re.compile(
-    r'^([\w.-]+)\s*:\s*`([^`]+)`\s*(?:@([\w:-]+))?\s*(?:after\s+("(?:[^"\\]|\\.)*"))?\s*$'
+    r'^([\w.-]+)\s*:\s*`([^`]+)`\s*(?:@([\w:-]+))?\s*(?:after\s+("(?:[^"\\]|\\.)*"))?'
+    r"\s*(\(all\))?\s*$"
 )
 _PRESS = re.compile(r"^(?:PRESS|key)\s+`?([\w+-]+)`?\s*$", re.IGNORECASE)
 _BACKTICK = re.compile(r"`([^`]+)`")
@@ -273,11 +278,12 @@ def parse_strategy(text: str) -> Strategy:
             elif sub and open_list in fields:
                 named = _NAMED.match(sub.group(1).strip())
                 if named:
-                    name, selector, attribute, prefix = named.groups()
+                    name, selector, attribute, prefix, every = named.groups()
                     fields[open_list][name] = StrategyField(
                         selector=selector,
                         attribute=attribute,
                         prefix=_quoted(prefix) if prefix else None,
+                        all=every is not None,
                     )
         elif "AUTOMATION PLAN" in section or section == "PLAN":
             step = _NUMBERED.match(raw)

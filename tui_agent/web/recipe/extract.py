@@ -3,8 +3,9 @@
 A field's value is its element's visible text with whitespace collapsed (less a `prefix`
 label written before it), or an attribute (`href` and `src` resolved to absolute URLs, as the
 browser resolves them); ":scope" names the element itself; an item spread over sibling
-elements is read in all of them. A selector that matches nothing gives None and is listed in
-`missing`.
+elements is read in all of them. A field read from `all` its matches is the list of their
+values (each once, in page order). A selector that matches nothing gives None and is listed
+in `missing`.
 """
 
 from __future__ import annotations
@@ -44,19 +45,30 @@ PRELUDE = (
         && afterLabel(clean(el.innerText), prefix) !== null);
     return all.find((el) => !all.some((other) => other !== el && el.contains(other))) || null;
   };
+  const valueOf = (el, attribute) => {
+    if (!attribute) return clean(el.innerText);
+    if ((attribute === "href" || attribute === "src") && attribute in el) return el[attribute];
+    return el.getAttribute(attribute);
+  };
+  // Every shown match's value (each once, in page order), or null when none has one.
+  const readAll = (base, selector, attribute) => {
+    const all = allInMembers(Array.isArray(base) ? base : [base], selector);
+    const shown = all.filter(visible);
+    const read = (shown.length ? shown : all).map((el) => valueOf(el, attribute));
+    const values = [...new Set(read.filter((v) => v))];
+    return values.length ? values : null;
+  };
   const readFields = (base, spec) => {
     const fields = {};
     const missing = [];
-    for (const [name, [selector, attribute, prefix]] of Object.entries(spec)) {
-      let el = pick(base, selector);
+    for (const [name, [selector, attribute, prefix, every]] of Object.entries(spec)) {
+      let el = every ? null : pick(base, selector);
       let value = null;
-      if (prefix && !attribute) {
+      if (every) value = readAll(base, selector, attribute);
+      else if (prefix && !attribute) {
         if (!el || afterLabel(clean(el.innerText), prefix) === null) el = byLabel(base, prefix);
         if (el) value = afterLabel(clean(el.innerText), prefix);
-      } else if (el && !attribute) value = clean(el.innerText);
-      else if (el && (attribute === "href" || attribute === "src") && attribute in el)
-        value = el[attribute];
-      else if (el) value = el.getAttribute(attribute);
+      } else if (el) value = valueOf(el, attribute);
       fields[name] = value === "" ? null : value;
       if (fields[name] === null) missing.push(name);
     }
@@ -91,8 +103,9 @@ EXTRACT_JS = f"""
 """
 
 
-def field_spec(fields: dict[str, FieldSelector]) -> dict[str, list[str | None]]:
-    return {name: [f.selector, f.attribute, f.prefix] for name, f in fields.items()}
+def field_spec(fields: dict[str, FieldSelector]) -> dict[str, list[str | bool | None]]:
+    """The fields as readFields takes them: [selector, attribute, prefix, all]."""
+    return {name: [f.selector, f.attribute, f.prefix, f.all] for name, f in fields.items()}
 
 
 def details_args(bindings: Bindings, root: Any = None) -> dict[str, Any]:

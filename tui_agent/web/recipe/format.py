@@ -65,7 +65,8 @@ class Condition(_Strict):
 
 
 class FieldSelector(_Strict):
-    """A named field read from an element: its text, or one of its attributes."""
+    """A named field read from an element: its text, or one of its attributes; with `all`,
+    from every element the selector matches, as a list (tags, categories)."""
 
     selector: str = Field(min_length=1)
     attribute: str | None = Field(None, min_length=1, description="read this attribute, not text")
@@ -75,11 +76,16 @@ class FieldSelector(_Strict):
         description='a label written before the value in the same element ("Año: 2019"): '
         "dropped from the text read, with the colon after it",
     )
+    all: bool = Field(
+        False,
+        description="read every shown match of the selector: a list of their values "
+        "(null when none has one), for a field of several values such as tags",
+    )
 
     @model_serializer(mode="wrap")
     def _as_written(self, handler: SerializerFunctionWrapHandler) -> Any:
         """A plain selector is written back as the string it was given as."""
-        plain = self.attribute is None and self.prefix is None
+        plain = self.attribute is None and self.prefix is None and not self.all
         return self.selector if plain else handler(self)
 
 
@@ -104,6 +110,7 @@ FieldSpec = Annotated[
                         "selector": {"type": "string", "minLength": 1},
                         "attribute": {"type": "string", "minLength": 1},
                         "prefix": {"type": "string", "minLength": 1},
+                        "all": {"type": "boolean"},
                     },
                     "required": ["selector"],
                     "additionalProperties": False,

@@ -40,7 +40,7 @@ class ViewError(UserError):
     """The first item's details (or the item) cannot be shown; the message is one line."""
 
 
-# arg: {list, item, inItem, panel, selector (null: outline), attribute, limit}. The scope is
+# arg: {list, item, inItem, panel, selector (null: outline), attribute, all, limit}. The scope is
 # found as EXTRACT_JS finds it: the details panel (or the page), or inside the first shown item.
 VIEW_JS = f"""
 (arg) => {{
@@ -54,7 +54,7 @@ VIEW_JS = f"""
   if (!scope) return null;
   if (arg.selector !== null) {{
     const count = arg.selector === ":scope" ? 1 : scope.querySelectorAll(arg.selector).length;
-    const [fields] = readFields(scope, {{value: [arg.selector, arg.attribute]}});
+    const [fields] = readFields(scope, {{value: [arg.selector, arg.attribute, null, arg.all]}});
     return {{count, value: fields.value}};
   }}
   const lines = [];
@@ -170,16 +170,20 @@ class View:
             "panel": bindings.DETAILS_PANEL if group == "DETAILS_FIELDS" else None,
             "selector": None,
             "attribute": None,
+            "all": False,
             "limit": OUTLINE_LINES,
         }
 
     async def read(self, spec: FieldSelector) -> tuple[int, str | None]:
-        """How many elements `spec` matches and the value it reads (None: none)."""
+        """How many elements `spec` matches and the value it reads (None: none; the values of
+        all matches joined by ", " for a field read from `all`)."""
         arg = {**self._arg, "selector": spec.selector, "attribute": spec.attribute}
-        found = await self.page.evaluate(VIEW_JS, arg)
+        found = await self.page.evaluate(VIEW_JS, {**arg, "all": spec.all})
         if found is None:
             raise ViewError(f"{self.where} is no longer shown")
         value = found["value"]
+        if isinstance(value, list):
+            value = ", ".join(value)
         return found["count"], value.strip() if isinstance(value, str) and value.strip() else None
 
     async def outline(self) -> str:
