@@ -20,6 +20,8 @@ from playwright.async_api import Page
 from tui_agent.web.generate.control_scripts import FIND_CONTROLS_JS
 from tui_agent.web.generate.dropdowns import open_dropdowns
 from tui_agent.web.plan import sort_field
+from tui_agent.web.plan.page_forms import SORT_NAMES
+from tui_agent.web.plan.page_forms import is_placeholder as is_placeholder_option
 
 ControlKind = Literal["select", "input", "checkbox", "radio", "links", "buttons", "dropdown"]
 KIND_ORDER: tuple[ControlKind, ...] = (
@@ -113,27 +115,16 @@ def _norm(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
-_PLACEHOLDER = re.compile(
-    r"^\s*(?:all\b|any\b|select\b|choose\b|none\b|tod[oa]s\b|cualquier|tous\b|toutes\b"
-    r"|alle\b|tudo\b|-+|\W*$)",
-    re.IGNORECASE,
-)
-_SORT_NAMES = {
-    "sort", "sortby", "order", "orderby", "ordering", "sorting", "sorted", "ordenar", "orden",
-    "trier", "tri", "sortieren", "sortierung", "ordem", "classificar",
-}  # fmt: skip
-
-
 def is_placeholder(option: Option) -> bool:
     """An option that means "no filter" ("All categories", "Choose...", value "")."""
-    return option.value == "" or bool(_PLACEHOLDER.match(option.label))
+    return is_placeholder_option(option.value, option.label)
 
 
 def is_sort_control(control: Control) -> bool:
     """A control that orders the list: named or labelled sort/order, or options that sort."""
     if control.kind == "input":
         return False
-    if _SORT_NAMES & set(_words(f"{control.name} {control.label} {control.selector}")):
+    if SORT_NAMES & set(_words(f"{control.name} {control.label} {control.selector}")):
         return True
     sorting = sum(1 for option in control.options if _sort_meaning(option) is not None)
     return sorting >= 2 or (sorting == 1 and len(control.options) == 1)

@@ -2,8 +2,9 @@
 
 `FragmentsPhase(page, url, task, needed, item_selector=...)` reads the task's intent, finds the
 page's controls, runs one generator per need (`fragments.py`) and, when several succeed, proves
-them together on one page. Its `run()` is a phase (see web.phase) ending with the
-`FragmentsOutcome`.
+them together on one page. A page that shows no list until its form is used gets the form's
+fragments instead (filled from the task as the planner did, kept once the list then shows).
+Its `run()` is a phase (see web.phase) ending with the `FragmentsOutcome`.
 """
 
 from __future__ import annotations
@@ -24,10 +25,13 @@ from tui_agent.web.generate.fragments import (
     SortGenerator,
 )
 from tui_agent.web.generate.list_checks import Check
-from tui_agent.web.generate.proof import ControlsFound, ListRead, ProofBench
+from tui_agent.web.generate.proof import LOAD_TIMEOUT_MS, ControlsFound, ListRead, ProofBench
+from tui_agent.web.navigation import goto
 from tui_agent.web.page_wait import WAIT_CAP
 from tui_agent.web.phase import Phase, PhaseRun
 from tui_agent.web.plan import Fragment, GeneratorName, TaskIntent, parse_intent
+from tui_agent.web.plan.page_forms import FormFill, fill_form
+from tui_agent.web.recipe import CommandFailed
 
 
 @dataclass(frozen=True)
@@ -97,24 +101,70 @@ class FragmentsPhase:
         """The events of finding, running and checking every fragment, then what they gave."""
         bench = self._bench
         yield Log(message=f"task intent: {self.intent.describe()}")
+        arrived = PhaseRun(bench.arrive(), Check)
+        async for event in arrived:
+            yield event
+        if not arrived.outcome.ok:  # the list may show only once the page's form is used
+            formed = PhaseRun(self._form_first(), FragmentsOutcome)
+            async for event in formed:
+                yield event
+            if formed.outcome.fragments:
+                yield formed.outcome
+                return
         generators, problems = self._generators()
         for problem in problems:
             yield Log(level="warning", message=problem)
         if not generators:
             yield FragmentsOutcome(problems=problems)
             return
-        loaded = PhaseRun(bench.load(), Check)
-        async for event in loaded:
-            yield event
-        if not loaded.outcome.ok:
-            problem = f"the list ({bench.item_selector}) did not appear at {self.url}"
-            yield FragmentsOutcome(problems=[*problems, problem])
-            return
+        if not arrived.outcome.ok:  # a list later than the page settled: waited for longer
+            loaded = PhaseRun(bench.load(), Check)
+            async for event in loaded:
+                yield event
+            if not loaded.outcome.ok:
+                problem = f"the list ({bench.item_selector}) did not appear at {self.url}"
+                yield FragmentsOutcome(problems=[*problems, problem])
+                return
         generated = PhaseRun(self._generate(generators), FragmentsOutcome)
         async for event in generated:
             yield event
         outcome = generated.outcome
         yield FragmentsOutcome(outcome.fragments, [*problems, *outcome.problems])
+
+    async def _form_first(self) -> Phase[FragmentsOutcome]:
+        """The list shows only once the page's form is used: fill it from the task (as the
+        planner did), and keep its fragments when the list then shows."""
+        bench = self._bench
+        filled = FormFill()
+
+        async def work() -> tuple[str, dict[str, Any]]:
+            nonlocal filled
+            await goto(bench.page, self.url, wait_until="load", timeout=LOAD_TIMEOUT_MS)
+            filled = await fill_form(bench.page, self.task, self.intent, wait=bench.wait)
+            if not filled.steps:
+                raise CommandFailed("no form control on the page is named by the task")
+            await bench.actions.wait_for_list(max(LOAD_TIMEOUT_MS, int(bench.wait * 1000)))
+            return filled.describe(), {"steps": len(filled.steps)}
+
+        used = PhaseRun(bench.step("fill_form", {"url": self.url}, work), Check)
+        async for event in used:
+            yield event
+        if not used.outcome.ok:
+            problem = f"the list ({bench.item_selector}) did not appear at {self.url}"
+            yield FragmentsOutcome(problems=[f"{problem}: {used.outcome.evidence}"])
+            return
+        listed = PhaseRun(bench.read(), ListRead)
+        async for event in listed:
+            yield event
+        shown = len(listed.outcome.items)
+        evidence = f"the form gave a list of {shown} items"
+        fragments = [
+            fragment.model_copy(update={"verified": bool(shown), "evidence": evidence})
+            for fragment in filled.fragments()
+        ]
+        for fragment in fragments:
+            yield Log(message=f"{fragment.generator}: {fragment.description}: {evidence}")
+        yield FragmentsOutcome(fragments if shown else [], [] if shown else [evidence])
 
     async def _generate(self, generators: list[FragmentGenerator]) -> Phase[FragmentsOutcome]:
         bench = self._bench

@@ -20,7 +20,7 @@ from tui_agent.llm.client import LLM
 from tui_agent.web.generate.controls import Control, find_controls
 from tui_agent.web.generate.list_checks import READ_LIST_JS, Check
 from tui_agent.web.navigation import goto
-from tui_agent.web.page_wait import WAIT_CAP
+from tui_agent.web.page_wait import WAIT_CAP, settled
 from tui_agent.web.phase import Phase, PhaseRun
 from tui_agent.web.recipe import (
     Bindings,
@@ -107,6 +107,23 @@ class ProofBench:
         async def work() -> tuple[str, dict[str, Any]]:
             await goto(self.page, self.url, wait_until="domcontentloaded", timeout=LOAD_TIMEOUT_MS)
             await self.actions.wait_for_list(max(LOAD_TIMEOUT_MS, int(self.wait * 1000)))
+            return f"loaded {self.url}", {"url": self.page.url}
+
+        async for item in self.step("load_page", {"url": self.url}, work):
+            yield item
+
+    async def arrive(self) -> Phase[Check]:
+        """Load the URL afresh and wait for the page to settle (sooner once the list shows):
+        not ok when it settles without the list (it may come only once a form is used)."""
+
+        async def shown() -> bool:
+            return bool(await self.page.locator(self.item_selector).count())
+
+        async def work() -> tuple[str, dict[str, Any]]:
+            await goto(self.page, self.url, wait_until="domcontentloaded", timeout=LOAD_TIMEOUT_MS)
+            await settled(self.page, self.wait, ready=shown)
+            if not await shown():
+                raise CommandFailed(f"{self.item_selector} is not shown at {self.page.url}")
             return f"loaded {self.url}", {"url": self.page.url}
 
         async for item in self.step("load_page", {"url": self.url}, work):

@@ -110,13 +110,22 @@ def _bindings(strategy: Strategy, item: str, click: bool) -> dict[str, Any]:
     return bindings
 
 
+def fills_form(fragment: Fragment) -> bool:
+    """Whether a fragment fills a form before any list shows: it starts by waiting for its
+    own control (see plan.page_forms), so the list is waited for only after it."""
+    first = fragment.commands[0] if fragment.commands else {}
+    return first.get("type") == "WAIT_FOR" and "condition" in first
+
+
 def _commands(
     strategy: Strategy, fragments: Sequence[Fragment], click: bool, wait_ms: int
 ) -> list[Any]:
     list_wait: dict[str, Any] = {"type": "WAIT_FOR", "target": "list"}
     if wait_ms != int(WAIT_CAP * 1000):  # a run's --wait is the least a list is waited for
         list_wait["timeout"] = wait_ms
-    commands: list[dict[str, Any]] = [{"type": "WAIT_FOR", "target": "page"}, list_wait]
+    commands: list[dict[str, Any]] = [{"type": "WAIT_FOR", "target": "page"}]
+    if not fragments or not fills_form(fragments[0]):
+        commands.append(list_wait)
     for fragment in fragments:
         commands.extend(fragment.commands)
     if fragments:

@@ -1,17 +1,20 @@
 """The offline planner: a page's list-detail strategy found without a model.
 
-It finds the repeated list (waiting out a spinner or a late list), names the fields each list
-item shows, learns what a click on an item does with `probe_click` (and, for details that
-cover the list like a modal dialog, the control that closes them), opens the details of a few
-items to name their fields (a panel, a detail page, or the item expanded in place), scrolls to
-find more items, pagination or a load-more button, and writes it all as a `Strategy` whose
-every selector a tool call matched in this page. The events show each step: probe tools as
-ToolCall / ToolResult pairs, the planner's own look-ups (finding the list, reading fields) as
-pairs of the same kind, and Log lines stating what was found; the `PlanOutcome` ends them.
+It finds the repeated list (waiting out a spinner or a late list; on a page with none, after
+filling its form from the task: page_forms), names the fields each list item shows, learns
+what a click on an item does with `probe_click` (and, for details that cover the list like a
+modal dialog, the control that closes them), opens the details of a few items to name their
+fields (a panel, a detail page, the page another thing's link in the item leads to when the
+task reads fields there, or the item expanded in place), scrolls to find more items,
+pagination or a load-more button, and writes it all as a `Strategy` whose every selector a
+tool call matched in this page. The events show each step: probe tools as ToolCall /
+ToolResult pairs, the planner's own look-ups (finding the list, reading fields) as pairs of
+the same kind, and Log lines stating what was found; the `PlanOutcome` ends them.
 """
 
 from __future__ import annotations
 
+import re
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -24,6 +27,7 @@ from tui_agent.events import Event, Log, ToolCall
 from tui_agent.web.navigation import goto
 from tui_agent.web.page_wait import PROGRESS_EVERY, WAIT_CAP, settle, settled
 from tui_agent.web.phase import Phase, PhaseRun
+from tui_agent.web.plan.asked_fields import asked_fields
 from tui_agent.web.plan.field_names import (
     CANDIDATES_JS,
     Candidate,
@@ -31,8 +35,16 @@ from tui_agent.web.plan.field_names import (
     name_fields,
     scoped,
 )
+from tui_agent.web.plan.item_links import LINKS_JS, link_selectors
+from tui_agent.web.plan.labelled_fields import field_key, labelled_fields
 from tui_agent.web.plan.outcome import PlanOutcome
-from tui_agent.web.plan.strategy import Strategy, StrategyField
+from tui_agent.web.plan.page_forms import FormFill, fill_form, has_form, replay_form
+from tui_agent.web.plan.strategy import (
+    GENERATOR_NAMES,
+    GeneratorName,
+    Strategy,
+    StrategyField,
+)
 from tui_agent.web.plan.task_intent import TaskIntent, needed_generators, parse_intent
 from tui_agent.web.probe import ListCandidate, ProbeResult, Probes, find_lists, traced
 from tui_agent.web.recipe import (
@@ -85,6 +97,13 @@ class _ListFound:
     failure: str = ""
 
 
+@dataclass(frozen=True)
+class _LinkFound:
+    """The item-relative link to the page the task names, or None."""
+
+    selector: str | None
+
+
 class OfflinePlanner:
     """Plans a list-detail page with the probe tools alone; `run()` yields the events, then the
     PlanOutcome."""
@@ -104,6 +123,8 @@ class OfflinePlanner:
         self.url = url
         self.wait = wait
         self.intent = intent or parse_intent(task)
+        # The field names the task uses: a field found that means one takes its word.
+        self._asked = [*asked_fields(task), *self.intent.page_fields]
         self._calls = 0
         self._notes: list[str] = []
         self._list: ListCandidate | None = None
@@ -113,6 +134,10 @@ class OfflinePlanner:
         self._details: dict[str, StrategyField] = {}
         self._more: dict[str, Any] = {}
         self._loaded_by: str | None = None
+        self._form: FormFill | None = None
+        """The form filled before the list showed (None: the list is there on load)."""
+        self._page_link: str | None = None
+        """The item's link to the page the task names ("the author page"), if followed."""
         self._kept = f"__tuiOfflineBefore_{uuid.uuid4().hex[:8]}"
 
     async def run(self) -> Phase[PlanOutcome]:
@@ -130,10 +155,16 @@ class OfflinePlanner:
         listed = PhaseRun(self._find_list(), _ListFound)
         async for event in listed:
             yield event
-        if listed.outcome.found is None:
-            yield PlanOutcome(None, failure=listed.outcome.failure)
+        found = listed.outcome
+        if found.found is None:
+            formed = PhaseRun(self._use_form(found), _ListFound)
+            async for event in formed:
+                yield event
+            found = formed.outcome
+        if found.found is None:
+            yield PlanOutcome(None, failure=found.failure)
             return
-        self._list = listed.outcome.found
+        self._list = found.found
         await self.page.evaluate(KEEP_JS, self._kept)
         async for event in self._read_items():
             yield event
@@ -236,6 +267,34 @@ class OfflinePlanner:
         )
         yield _ListFound(best)
 
+    async def _use_form(self, before: _ListFound) -> Phase[_ListFound]:
+        """No list: fill the page's form from the task's words, submit it and look for the
+        list on the result; `before` stands when no form control is named by the task or the
+        result shows no list either."""
+        if not await has_form(self.page):
+            yield before
+            return
+        call = self._call("fill_form", {"task": self.task})
+        yield call
+        began = time.monotonic()
+        filled = await fill_form(self.page, self.task, self.intent, wait=self.wait)
+        if not filled.steps:
+            yield tool_result(call, began, "no form control is named by the task", ok=False)
+            yield before
+            return
+        facts = {"steps": [step.command for step in filled.steps], "submit": filled.submit}
+        yield tool_result(call, began, filled.describe(), facts)
+        listed = PhaseRun(self._find_list(), _ListFound)
+        async for event in listed:
+            yield event
+        if listed.outcome.found is None:
+            failure = f"{before.failure or 'no list'}; after the form ({filled.describe()}): "
+            yield _ListFound(None, failure + listed.outcome.failure)
+            return
+        self._form = filled
+        yield self._note(f"The list shows once the page's form is used: {filled.describe()}.")
+        yield listed.outcome
+
     async def _list_shown(self) -> bool:
         """Whether the page shows a list worth taking (not in navigation, a sidebar or a form,
         not a menu) and nothing says it is still loading."""
@@ -282,7 +341,7 @@ class OfflinePlanner:
         found = await self.page.evaluate(CANDIDATES_JS, arg)
         if not found:
             return {}
-        return name_fields([Candidate.from_page(raw) for raw in found])
+        return name_fields([Candidate.from_page(raw) for raw in found], self._asked)
 
     # -- 3. what a click on an item does ------------------------------------------------------
 
@@ -293,10 +352,16 @@ class OfflinePlanner:
         link from the start (a click in the middle of a row may land anywhere)."""
         assert self._list is not None
         item, spread = self._list.item, self._list.siblings is not None
-        link = self._item_fields.get("url")
-        target = scoped(link.selector, item) if link is not None else item
+        to_page = PhaseRun(self._link_to_page(), _LinkFound)
+        async for event in to_page:
+            yield event
+        link = to_page.outcome.selector
+        self._page_link = link
+        if link is None and "url" in self._item_fields:
+            link = self._item_fields["url"].selector
+        target = scoped(link, item) if link is not None else item
         every = target != item and await self.probes.count(target) == self._list.count
-        inside = spread and every
+        inside = (spread and every) or to_page.outcome.selector is not None
         events, probe = await self._probe("probe_click", {"selector": target if inside else item})
         for event in events:
             yield event
@@ -326,7 +391,7 @@ class OfflinePlanner:
         if fell_back:
             yield self._note(f"Clicking an item itself does nothing, but its link `{target}` does.")
         where = facts.get("appeared")
-        click_target = link.selector if inside and link is not None else None
+        click_target = link if inside and link is not None else None
         self._click = {
             "behavior": behavior,
             "appeared": where,
@@ -357,6 +422,36 @@ class OfflinePlanner:
                 "item (until then the details block the list)."
             )
 
+    async def _link_to_page(self) -> Phase[_LinkFound]:
+        """The link in every item that leads to the page the task reads fields on ("from the
+        author page"), chosen by what its address, classes and text name; None when the task
+        names no such page (or the item's own page, which the item's link already is)."""
+        assert self._list is not None
+        thing = self.intent.item_page
+        if not thing:
+            yield _LinkFound(None)
+            return
+        item, siblings = self._list.item, self._list.siblings
+        call = self._call("find_item_link", {"to": f"the {thing} page", "item": item})
+        yield call
+        began = time.monotonic()
+        links = await self.page.evaluate(LINKS_JS, [item, 0])
+        held: dict[str, int] = {}
+        for selector in link_selectors(links, thing):
+            held[selector] = await self.probes.count_in_items(item, siblings, selector)
+            if held[selector] == self._list.count:
+                yield tool_result(call, began, f"`{selector}` in each item", {"held": held})
+                yield self._note(
+                    f"The task reads {', '.join(self.intent.page_fields) or 'fields'} on the "
+                    f"{thing} page: each item's link `{selector}` leads there."
+                )
+                yield _LinkFound(selector)
+                return
+        failure = f"no link in every item leads to the {thing} page"
+        yield tool_result(call, began, failure, {"held": held}, ok=False)
+        yield Log(level="warning", message=f"{failure}: its fields are not read")
+        yield _LinkFound(None)
+
     async def _back_to_list(self, reload: bool = False) -> None:
         """Return to the list page if a probe left it elsewhere (`reload`: load it again even
         when the URL is the list's, e.g. under details that nothing closes)."""
@@ -372,6 +467,8 @@ class OfflinePlanner:
                 await goto(self.page, url, wait_until="load", timeout=LOAD_TIMEOUT_MS)
             if self.page.url != url:
                 await goto(self.page, url, wait_until="load", timeout=LOAD_TIMEOUT_MS)
+        if self._form is not None and not await self.page.locator(self._list.item).count():
+            await replay_form(self.page, self.url, self._form, self.wait)  # a form's result
         await self.page.wait_for_selector(self._list.item, timeout=LOAD_TIMEOUT_MS)
         await self._settle()
 
@@ -408,6 +505,12 @@ class OfflinePlanner:
         fields = {n: f for n, f in merge_fields(named).items() if verified.get(f.selector)}
         if behavior == "navigates" and "url" in self._item_fields:
             fields.pop("url", None)  # the record's url is the item's link, not a link on its page
+        if self.intent.page_fields:  # the task reads only these there: the item keeps its own
+            fields = {n: f for n, f in fields.items() if n not in self._item_fields}
+        if self._page_link is not None and self.intent.item_page:
+            fields = _owned_by(self.intent.item_page, fields)
+            # The page is another thing's: the record's text stays the item's own.
+            self._item_fields.setdefault("text", StrategyField(selector=":scope"))
         self._details = fields
         call = self._call(
             "read_fields",
@@ -462,6 +565,9 @@ class OfflinePlanner:
             name: spec.model_copy(update={"selector": scoped(spec.selector, where)})
             for name, spec in found.items()
         }
+        if behavior != "inline":  # the fields the task names, by the labels before them
+            wanted = [n for n in self.intent.page_fields if field_key(n) not in fields]
+            fields |= await labelled_fields(self.page, where, wanted)
         checks = [where, *(spec.selector for spec in fields.values())]
         counts = await self._verify(checks)  # as written; for inline also inside the item
         if behavior == "inline":
@@ -604,8 +710,16 @@ class OfflinePlanner:
             load_more_button=load_more,
             scroll_loads_more=bool(self._more.get("more_loaded")) and not load_more,
             plan=self._plan_steps(intent),
-            needed_generators=needed_generators(intent),
+            needed_generators=self._needed(intent),
         )
+
+    def _needed(self, intent: TaskIntent) -> list[GeneratorName]:
+        """The generators the task needs, and those whose fragments fill the form first."""
+        needed = needed_generators(intent)
+        if self._form is not None:
+            kinds = {fragment.generator for fragment in self._form.fragments()}
+            needed = [name for name in GENERATOR_NAMES if name in kinds or name in needed]
+        return needed
 
     async def _details_loaded(self, behavior: str | None, where: str | None) -> str | None:
         """A selector shown only once an item's details are: a details field the page did not
@@ -622,6 +736,8 @@ class OfflinePlanner:
     def _plan_steps(self, intent: TaskIntent) -> list[str]:
         assert self._list is not None
         steps = [f"Wait for the list items `{self._list.item}` to show."]
+        if self._form is not None:
+            steps.insert(0, f"Fill the page's form first: {self._form.describe()}.")
         if intent.filters or intent.sort or intent.search:
             steps.append(f"Apply what the task asks ({intent.describe()}) with the generators.")
         behavior = self._click.get("behavior")
@@ -659,6 +775,20 @@ class OfflinePlanner:
         return steps
 
 
+def _owned_by(thing: str, fields: dict[str, StrategyField]) -> dict[str, StrategyField]:
+    """Fields read on another thing's page named as that thing's ("born" on the author page
+    -> "author_born"), so they never take the place of the item's own fields."""
+    prefix = re.sub(r"\W+", "_", thing.lower()).strip("_")
+    named = {}
+    for name, spec in fields.items():
+        if name == prefix:
+            name = f"{prefix}_text"
+        elif not name.startswith(f"{prefix}_"):
+            name = f"{prefix}_{name}"
+        named[name] = spec
+    return named
+
+
 def _facts(fields: dict[str, StrategyField]) -> dict[str, Any]:
     return {name: spec.as_binding() for name, spec in fields.items()}
 
@@ -668,7 +798,9 @@ def _fields_text(where: str, fields: dict[str, StrategyField]) -> str:
         return f"No named fields found in {where}."
     lines = [f"Named fields in {where} (each verified in the page):"]
     lines += [
-        f"- {name}: `{spec.selector}`" + (f" @{spec.attribute}" if spec.attribute else "")
+        f"- {name}: `{spec.selector}`"
+        + (f" @{spec.attribute}" if spec.attribute else "")
+        + (" (all)" if spec.all else "")
         for name, spec in fields.items()
     ]
     return "\n".join(lines)

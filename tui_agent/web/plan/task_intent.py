@@ -31,6 +31,7 @@ from tui_agent.web.plan.intent_words import (
     TERM_STOP,
     VERBS,
 )
+from tui_agent.web.plan.item_page_phrase import item_page_phrase
 from tui_agent.web.plan.strategy import GeneratorName
 
 SORT_KEYS: dict[str, str] = {
@@ -57,6 +58,11 @@ class TaskIntent:
     """One of SORT_KEYS, e.g. "price_asc"."""
     search: str | None = None
     """The text to search for, as written."""
+    item_page: str | None = None
+    """The page the task reads some fields on, reached by a link in each item: the thing it
+    names ("author" for "from the author page"), "" for the item's own page; None: no such page."""
+    page_fields: list[str] = field(default_factory=list)
+    """The fields the task says are on that page, as written ("birth date")."""
 
     def describe(self) -> str:
         """One line for logs: "50 items; filter kitchen; sort price, lowest first"."""
@@ -66,6 +72,10 @@ class TaskIntent:
             parts.append(f"sort {SORT_KEYS[self.sort]}")
         if self.search:
             parts.append(f"search {self.search!r}")
+        if self.item_page is not None:
+            where = f"the {self.item_page} page" if self.item_page else "each item's own page"
+            fields = ", ".join(self.page_fields) or "its fields"
+            parts.append(f"{fields} from {where}")
         return "; ".join(parts)
 
 
@@ -95,6 +105,13 @@ _QUOTES = "\"'\u201c\u201d\u2018\u2019\u00ab\u00bb"
 _QUOTED = f"[{_QUOTES}]([^{_QUOTES}]+)[{_QUOTES}]"
 _STOP = STOP_WORDS
 _TERM_STOP = rf"(?:,|;|\.|!|\?|$|\s+(?:{TERM_STOP})\b)"
+
+
+_COUNTED = (
+    rf"\b(?:{_NUMBER[1:]}\s+((?:(?!\d)[\w&'-]+\s+){{1,2}})(?:[\w'-]+[^\Ws])s"
+    r"(?=\s+(?:with|from|on|in|of|that|which|sorted|ordered|and|by)\b|\s*[,.;:]|\s*$)"
+)
+"""A count, one or two words, then the plural it counts: the words may be a filter."""
 
 
 def _number(text: str) -> int | None:
@@ -204,9 +221,14 @@ def _value_words(value: str) -> list[str]:
 
 
 def _adjective_filters(task: str) -> list[str]:
-    """Words right before the item noun ("50 kitchen products" -> "kitchen")."""
+    """Words right before the item noun ("50 kitchen products" -> "kitchen"), or between a
+    count and the plural it counts ("15 poetry books" -> "poetry")."""
     found = []
-    for match in re.finditer(rf"((?:[\w&'-]+\s+){{1,3}})(?:{NOUNS})\b", task, re.IGNORECASE):
+    matches = [
+        *re.finditer(rf"((?:[\w&'-]+\s+){{1,3}})(?:{NOUNS})\b", task, re.IGNORECASE),
+        *re.finditer(_COUNTED, task, re.IGNORECASE),
+    ]
+    for match in matches:
         words = match.group(1).split()
         kept: list[str] = []
         for word in reversed(words):
@@ -227,6 +249,7 @@ def known_language(task: str) -> bool:
 def parse_intent(task: str) -> TaskIntent:
     """Read a natural-language task into a TaskIntent (deterministic, no model)."""
     text = " ".join(task.split())
+    item_page, page_fields, text = item_page_phrase(text)
     search, rest = _search(text)
     sort = _sort(rest)
     return TaskIntent(
@@ -234,4 +257,6 @@ def parse_intent(task: str) -> TaskIntent:
         filters=_filters(rest),
         sort=sort,
         search=search,
+        item_page=item_page,
+        page_fields=page_fields,
     )
