@@ -403,3 +403,36 @@ async def test_a_page_without_a_list_is_a_clear_error(browser):
     assert planned.failure.startswith("no repeated list of items found on about:blank (waited ")
     assert isinstance(events[-1], Log) and events[-1].message == planned.failure
     assert [e.ok for e in events if isinstance(e, ToolResult)] == [False]
+
+
+# --- a pager read with the wrong charset; a next page that fails is said so ----------------
+
+BROKEN_PAGER = """<html><body><main><ul class="offers">{rows}</ul>
+<nav class="pager"><a class="next" href="/offers?page=2">Next »</a></nav></main></body></html>"""
+
+
+async def broken_pager(route) -> None:
+    """Page 1 lists three offers and links page 2, which is an error page with no list. Served
+    with no charset, as a plain static server does: Chromium reads "Next »" as "Next Â»"."""
+    if route.request.url.endswith("page=2"):
+        body = "<html><body><h1>Internal error</h1><p>Try again later.</p></body></html>"
+    else:
+        rows = "".join(
+            f'<li class="offer"><h3>Offer {n}</h3><span class="price">${n}.00</span></li>'
+            for n in (1, 2, 3)
+        )
+        body = BROKEN_PAGER.format(rows=rows)
+    await route.fulfill(status=200, content_type="text/html", body=body)
+
+
+async def test_a_next_page_that_fails_is_said_to_have_failed(browser):
+    planned = await plan(browser, "http://shop.test/offers", route=broken_pager)
+    strategy = planned.strategy
+    assert strategy.pagination_button is None
+    understanding = " ".join(strategy.understanding)
+    assert "A next-page control (`a.next`) was found but going to the next page failed" in (
+        understanding
+    )
+    assert "there is no pagination" not in understanding
+    warnings = [e.message for e in planned.events if isinstance(e, Log) and e.level == "warning"]
+    assert any(w.startswith("pagination dropped: ") for w in warnings), warnings

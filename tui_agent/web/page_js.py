@@ -62,9 +62,13 @@ const labelOf = (el) => (el.innerText || el.value || el.getAttribute("aria-label
   || el.getAttribute("title") || "").replace(/\s+/g, " ").trim();
 // Whether a clickable's label says "next page": a next word, with arrows or not, or arrows
 // alone; its aria-label or title may say it in a sentence ("Go to the next page").
+// An arrow served as UTF-8 but read as Latin-1 / windows-1252 (a page with no charset): "»"
+// shows as "Â»", U+203A as "â€º". Such a word of its own is no word.
+const MOJIBAKE = /(?:^|\s)[\u00c2\u00c3\u00e2][^\sA-Za-z0-9]{0,2}(?=\s|$)/gu;
 const saysNext = (el) => {
   const text = labelOf(el);
-  const bare = text.replace(ARROWS, " ").replace(/\s+/g, " ").trim().toLowerCase();
+  const bare = text.replace(ARROWS, " ").replace(MOJIBAKE, " ").replace(/\s+/g, " ").trim()
+    .toLowerCase();
   if (text && !bare) return true;
   if (bare && NEXT_WORDS.test(bare)) return true;
   const aria = el.getAttribute("aria-label") || el.getAttribute("title") || "";

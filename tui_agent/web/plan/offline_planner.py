@@ -46,7 +46,14 @@ from tui_agent.web.plan.strategy import (
     StrategyField,
 )
 from tui_agent.web.plan.task_intent import TaskIntent, needed_generators, parse_intent
-from tui_agent.web.probe import ListCandidate, ProbeResult, Probes, find_lists, traced
+from tui_agent.web.probe import (
+    ListCandidate,
+    ProbeResult,
+    Probes,
+    find_lists,
+    traced,
+    with_featured,
+)
 from tui_agent.web.recipe import (
     Bindings,
     ClickIfExists,
@@ -232,7 +239,7 @@ class OfflinePlanner:
             yield Log(level="warning", message=failure)
             yield _ListFound(None, failure)
             return
-        best = found[0]
+        best = await with_featured(self.page, found[0])
         verified = await self._verify([best.item, best.container])
         self._list_url = self.page.url
         self.probes.item_selector = best.item
@@ -613,7 +620,12 @@ class OfflinePlanner:
                 yield event
         elif facts.get("next_disabled"):
             yield self._note("A next-page control is shown disabled: this is the only page.")
-        if not (facts.get("load_more") or facts.get("more_loaded") or self._more.get("pagination")):
+        if facts.get("pagination") and not self._more.get("pagination"):
+            yield self._note(
+                f"A next-page control (`{facts['pagination']}`) was found but going to the "
+                "next page failed: only this page's items are read."
+            )
+        elif not (facts.get("load_more") or facts.get("more_loaded") or facts.get("pagination")):
             yield self._note(
                 "Scrolling loads no more items and there is no pagination or load-more "
                 "control: every item is on this page."
