@@ -2,6 +2,8 @@
 
 Usage: .venv/bin/python benchmarks/planner_eval.py [--layouts panel,navigate] [--items 10]
        [--planner offline|llm|auto] [--model M --api-base URL]
+       .venv/bin/python benchmarks/planner_eval.py --corpus [datasette,django,pelican,trac]
+       [--layouts datasette-table,...] [--planner ...]
 
 For each layout of the demo site (served in this process on an ephemeral port) one
 `tui-agent scrape` session runs (Chromium start, planning, generators, recipe with its dry run,
@@ -10,12 +12,18 @@ as `tui-agent recipe run` does, with no model. Printed per layout: items found /
 field accuracy against the ground truth, seconds, the planners' probe calls, tokens; and the
 second run's seconds and tokens (always zero) with its ratio to the first run (the baseline
 measured in the same run: what exploring the page costs over simply running what was learned).
+
+With --corpus, the layouts are those of the corpus of real web software (tests/corpus: Datasette,
+Django's admin, Pelican, Trac, each started on loopback with generated data): one scrape each,
+printed with items found / expected, field recall against the ground truth, seconds, and the
+fields that missed.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import statistics
 import sys
@@ -35,6 +43,11 @@ from tui_agent.recorder import SessionRecorder
 from tui_agent.session import SessionState
 from tui_agent.store import Store
 from tui_agent.web.recipe import load_recipe
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from corpus.apps import APPS, all_running
+from corpus.layouts import layouts_of
+from corpus.run import Run, scrape
 
 PLANNER_CALLS = ("offline-", "planner-")
 """Call ids of the planners' probes (the generators, dry run and executor have their own)."""
@@ -122,15 +135,73 @@ def print_rows(rows: list[dict]) -> None:
         )
 
 
+def print_corpus(runs: list[Run]) -> None:
+    header = f"{'app':<10}{'layout':<17}{'items':>9}{'recall':>8}{'str-lists':>10}{'seconds':>9}"
+    print(header)
+    print("-" * len(header))
+    for run in runs:
+        score = run.score
+        status = "" if run.status == "completed" else f"  {run.status}: {run.error}"
+        print(
+            f"{run.layout.app:<10}{run.layout.name:<17}{score.found:>4}/{score.expected:<4}"
+            f"{score.recall:>8.1%}{score.as_string:>10}{run.seconds:>9.1f}{status}"
+        )
+    print("\nmisses per field (expected → got):")
+    for run in runs:
+        if run.score.misses:
+            print(f"  {run.layout.key}: {run.score.miss_summary()}")
+        if run.traffic.blocked:
+            print(f"  {run.layout.key}: requests beyond loopback (aborted): {run.traffic.blocked}")
+    good = sum(r.score.items >= 0.95 and r.score.recall >= 0.95 for r in runs)
+    print(f"\n{good}/{len(runs)} layouts at ≥95% items and field recall")
+
+
+async def corpus_main(args: argparse.Namespace) -> int:
+    apps = tuple(args.corpus.split(",")) if args.corpus != "all" else APPS
+    layouts = layouts_of(apps)
+    if args.layouts:
+        keys = {name.strip() for name in args.layouts.split(",")}
+        layouts = [layout for layout in layouts if layout.key in keys]
+    unknown = [app for app in apps if app not in APPS]
+    if unknown or not layouts:
+        print(f"unknown apps or no layouts: {', '.join(unknown) or args.layouts}", file=sys.stderr)
+        return 2
+    runs = []
+    needed = tuple({layout.app: 0 for layout in layouts})
+    with all_running(needed) as running, tempfile.TemporaryDirectory() as folder:
+        for layout in layouts:
+            base_url = running[layout.app].url
+            planner = (args.planner, args.model, args.api_base)
+            run = await scrape(layout, base_url, Path(folder), *planner)
+            runs.append(run)
+            print(f"  {layout.key}: {run.seconds:.1f} s", file=sys.stderr, flush=True)
+    print_corpus(runs)
+    if args.items_out:
+        found = {run.layout.key: run.items for run in runs}
+        Path(args.items_out).write_text(json.dumps(found, indent=1, ensure_ascii=False))
+    return 0
+
+
 async def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--layouts", default=",".join(LAYOUTS))
+    parser.add_argument(
+        "--corpus",
+        nargs="?",
+        const="all",
+        metavar="APPS",
+        help=f"the corpus of real web software instead ({','.join(APPS)}; default all)",
+    )
+    parser.add_argument("--layouts", default=None)
+    parser.add_argument("--items-out", metavar="FILE", help="with --corpus: each layout's items")
     parser.add_argument("--items", type=int, default=10)
     parser.add_argument("--planner", choices=("offline", "llm", "auto"), default="offline")
     parser.add_argument("--model", default=os.environ.get("TUI_AGENT_MODEL") or None)
     parser.add_argument("--api-base", default=os.environ.get("TUI_AGENT_API_BASE") or None)
     args = parser.parse_args()
-    layouts = [name.strip() for name in args.layouts.split(",") if name.strip()]
+    if args.corpus:
+        return await corpus_main(args)
+    layouts = [name.strip() for name in (args.layouts or ",".join(LAYOUTS)).split(",")]
+    layouts = [name for name in layouts if name]
     unknown = [name for name in layouts if name not in LAYOUTS]
     if unknown:
         print(f"unknown layouts: {', '.join(unknown)}", file=sys.stderr)
