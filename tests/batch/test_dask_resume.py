@@ -35,6 +35,10 @@ def test_ctrl_c_keeps_what_finished_and_resume_runs_exactly_the_rest(
         printed = list(running.events())
         code, errors = running.finish()
     held.release.set()  # item 3 goes on on its worker, no longer wanted: let it end
+    if code != 130:  # how the batch ended says whether the Ctrl+C was lost or mishandled
+        ended = read_store(cli.db)
+        items = [(e.item, e.state, e.line) for e in ended.events if e.type == "batch_item"]
+        errors += f"\nbatch {ended.batch.status} ({ended.batch.stopped_reason}): {items}"
     assert code == 130, errors
     assert errors.rstrip().endswith("tui-agent: interrupted")
 
