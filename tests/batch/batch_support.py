@@ -48,6 +48,15 @@ class Cluster:
         return dict(self.client.run(os.getpid))
 
 
+AS_IN_A_TERMINAL = (
+    "import runpy, signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "runpy.run_module('tui_agent', run_name='__main__', alter_sys=True)"
+)
+"""`python -m tui_agent` with SIGINT handled as a terminal's foreground job has it. A test run
+started in the background (`make test &`, a CI runner) hands its processes SIGINT ignored, which
+Python keeps: a Ctrl+C test's signal was then lost (the batch ran on, exit 1)."""
+
+
 @contextlib.contextmanager
 def start_cluster(temp: Path, workers: int = 2) -> Iterator[Cluster]:
     """A LocalCluster of `workers` processes (one thread each, a nanny each) on loopback, their
@@ -110,10 +119,12 @@ class Cli:
 
     def start(self, *args: str, timeout: float = 240) -> Running:
         """The command started, its stdout read line by line (its stderr to a file); killed
-        if it runs longer than `timeout` seconds (a hang fails the test, never stalls it)."""
+        if it runs longer than `timeout` seconds (a hang fails the test, never stalls it).
+        Ctrl+C (SIGINT) reaches it as in a terminal, even when the tests run in the background
+        (see AS_IN_A_TERMINAL)."""
         errors = (self.folder / "stderr.txt").open("w")
         process = subprocess.Popen(
-            self.argv(*args),
+            [sys.executable, "-c", AS_IN_A_TERMINAL, *self.argv(*args)[3:]],
             stdout=subprocess.PIPE,
             stderr=errors,
             text=True,
