@@ -216,10 +216,6 @@ def _go(args: argparse.Namespace, settings: Settings, plan: BatchPlan | None) ->
     state = run(_drive(settings, plan, getattr(args, "resume", None), engine, options, printer))
     if state is None:
         return 0
-    if state.status == "cancelled":
-        # Only Ctrl+C cancels a batch. Its cancel can reach us spent (a library on the way
-        # caught it): the exit is the interrupt's all the same, not a failure's.
-        raise KeyboardInterrupt
     if state.batch is not None and plan is not None and plan.of == "eval" and not args.json:
         _print_eval(run(_report(settings, state.session_id)))
     return 0 if state.status == "completed" else 1
