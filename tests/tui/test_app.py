@@ -39,7 +39,7 @@ from tui_agent.tui.messages import (
     SessionOpened,
     SessionRequested,
 )
-from tui_agent.tui.screens.confirm import CancelRunModal, ConfirmModal
+from tui_agent.tui.screens.confirm import CancelRunModal, ConfirmModal, QuitModal
 from tui_agent.tui.screens.feedback import FeedbackModal
 from tui_agent.tui.screens.home import HomeScreen
 from tui_agent.tui.screens.replay import ReplayScreen
@@ -148,7 +148,7 @@ async def test_delete_asks_first_and_removes_the_session(
 
         await pilot.press("d")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmModal))
-        await pilot.press("y")
+        await pilot.press("ctrl+y")
         await wait_until(pilot, lambda: len(home.summaries) == 1)
         [deleted] = posted(messages, SessionDeleted)
         assert deleted.session_id == scrape.session_id
@@ -172,7 +172,7 @@ async def test_escape_on_a_live_session_cancels_the_agent_once_confirmed(db_path
         assert screen.state.status == "running"
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, CancelRunModal))
-        await pilot.press("y")
+        await pilot.press("ctrl+y")
         await wait_until(pilot, lambda: screen.state.status == "cancelled")
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen))
@@ -197,7 +197,10 @@ async def test_quitting_during_a_live_session_records_it_cancelled(db_path: Path
         screen = app.screen
         assert isinstance(screen, SessionScreen)
         await wait_until(pilot, lambda: screen.state.event_count == 3)
-        await app.action_quit()
+        await pilot.press("ctrl+q")  # work runs: it asks first
+        await wait_until(pilot, lambda: isinstance(app.screen, QuitModal))
+        await pilot.press("ctrl+y")
+        await wait_until(pilot, lambda: not app.is_running)
     events = await stored_events(db_path, screen.session_id)
     assert isinstance(events[-1], SessionEnded) and events[-1].status == "cancelled"
 

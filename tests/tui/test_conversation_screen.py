@@ -128,7 +128,7 @@ async def test_two_turns_through_the_message_line(server: ScriptedModel, setting
         await pilot.press("up")  # the history brings back what was sent
         assert line.text == "What is x + 1?"
         await pilot.press("escape")  # waiting: leaving asks, then ends the conversation
-        await pilot.press("y")
+        await pilot.press("escape")
         home = pilot.app.screen
         assert isinstance(home, HomeScreen)
         await wait_until(pilot, lambda: status_of(home, SESSION_ID) == "completed", timeout=30)
@@ -227,7 +227,7 @@ async def test_continue_from_home_restores_the_state_then_takes_a_message(
     app = TuiAgentApp(settings.db, settings=settings)
     async with app.run_test(size=(100, 36)) as pilot:
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, HomeScreen))
-        await pilot.press("c")
+        await pilot.press("ctrl+g")
         screen = await live_screen(pilot)
         assert screen.live is not None and screen.session_id == SESSION_ID
         assert 3 in screen.state.steps  # the stored history shows
@@ -267,7 +267,7 @@ async def test_fork_from_a_step_card(server: ScriptedModel, settings: Settings):
         stored_screen = await live_screen(pilot)
         assert stored_screen.live is None
         await cursor_to_step(pilot, stored_screen.query_one(StreamPane), 1)
-        await pilot.press("f")
+        await pilot.press("ctrl+f")
         await wait_until(pilot, lambda: pilot.app.screen is not stored_screen, timeout=30)
         fork = await live_screen(pilot)
         assert fork.live is not None and fork.session_id != SESSION_ID
@@ -280,7 +280,7 @@ async def test_fork_from_a_step_card(server: ScriptedModel, settings: Settings):
         await say(pilot, "What is x * 2?")
         await wait_until(pilot, lambda: fork.state.status == "waiting", timeout=60)
         fork_id = fork.session_id
-        await pilot.press("escape", "y")  # leave it: the conversation ends
+        await pilot.press("escape", "escape")  # leave it: the conversation ends
         await wait_until(pilot, lambda: pilot.app.screen is stored_screen)
         await pilot.press("escape")
         home = pilot.app.screen

@@ -12,8 +12,10 @@ from typing import Literal
 
 from textual import on
 from textual.app import App
+from textual.binding import Binding
 from textual.filter import LineFilter
 from textual.notifications import SeverityLevel
+from textual.widgets import Input, TextArea
 from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
 from tui_agent.agents.launch import Launch
@@ -38,6 +40,8 @@ from tui_agent.tui.messages import (
     SessionRequested,
 )
 from tui_agent.tui.paths import styles_dir
+from tui_agent.tui.running_work import StepStopper
+from tui_agent.tui.screens.confirm import QuitModal
 from tui_agent.tui.screens.continue_flow import prepare_continuation
 from tui_agent.tui.screens.home import HomeScreen
 from tui_agent.tui.screens.refine_flow import REFINE_WORKERS
@@ -47,8 +51,15 @@ from tui_agent.tui.terminal_filter import ControlFilter
 
 STYLESHEETS = ("app.tcss", "home.tcss", "session.tcss", "items.tcss", "batch.tcss")
 SESSION_WORKERS = "sessions"
+CONTINUE_WORKERS = "continue"
 RECORDING_WORKERS = (SESSION_WORKERS, REFINE_WORKERS)
 """Worker groups that append to the store: the app waits for them before closing it."""
+WORK_NAMES = {
+    SESSION_WORKERS: "live",
+    REFINE_WORKERS: "refining",
+    CONTINUE_WORKERS: "preparing to continue",
+}
+"""Worker groups whose work quitting cancels, and how the quit dialog says what one does."""
 
 
 class TuiAgentApp(App[None]):
@@ -66,6 +77,18 @@ class TuiAgentApp(App[None]):
     TITLE = "tui-agent"
     CSS_PATH = [styles_dir() / name for name in STYLESHEETS]
     COMMANDS = App.COMMANDS | {BindingCommands}
+    BINDINGS = [
+        Binding(
+            "ctrl+c",
+            "stop_step",
+            "Stop",
+            show=False,
+            priority=True,
+            system=True,
+            id="app.stop",
+            tooltip="Stop the step running on this screen (ctrl+q quits)",
+        ),
+    ]
 
     def __init__(
         self,
@@ -111,6 +134,56 @@ class TuiAgentApp(App[None]):
             timeout=timeout,
             markup=markup,
         )
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "stop_step":  # with nothing to stop, a text field's ctrl+c copies
+            return self._step_running() or not isinstance(self.focused, Input | TextArea)
+        return True
+
+    def _step_running(self) -> bool:
+        screen = self.screen
+        return isinstance(screen, StepStopper) and screen.step_running()
+
+    def action_stop_step(self) -> None:
+        """ctrl+c: stop the step running on this screen and say how to quit; with nothing
+        running, copy the text selected (if any) or say how to quit."""
+        screen = self.screen
+        if isinstance(screen, StepStopper) and screen.step_running():
+            self.notify(f"{screen.stop_step()} ctrl+q quits tui-agent.", markup=False)
+        elif (selected := screen.get_selected_text()) is not None:
+            self.copy_to_clipboard(selected)
+        else:
+            self.notify("Nothing runs here to stop. ctrl+q quits tui-agent.", markup=False)
+
+    def running_work(self) -> list[str]:
+        """What quitting would cancel, one line each (a conversation waiting for a message
+        is not work: quitting ends it as usual)."""
+        lines = []
+        for worker in self.workers:
+            what = WORK_NAMES.get(worker.group)
+            if what is None or worker.is_finished:
+                continue
+            live = self._conversations.get(worker)
+            if live is not None and live.conversation is not None and not live.conversation.busy:
+                continue
+            lines.append(f"{what}: {worker.name}" if worker.name else what)
+        return lines
+
+    async def action_quit(self) -> None:
+        """ctrl+q: quit, asking first while work runs (a second ctrl+q confirms)."""
+        if isinstance(self.screen, QuitModal):
+            self.screen.dismiss(True)
+            return
+        work = self.running_work()
+        if not work:
+            self.exit()
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.exit()
+
+        self.push_screen(QuitModal(work), answered)
 
     async def on_mount(self) -> None:
         try:
@@ -185,7 +258,7 @@ class TuiAgentApp(App[None]):
         if self.store is None:
             self._queued.append(launch)
         elif launch.continues:
-            self.run_worker(self._continue(launch), group="continue", exit_on_error=False)
+            self.run_worker(self._continue(launch), group=CONTINUE_WORKERS, exit_on_error=False)
         else:
             self._launch(launch.started, launch.events, launch.session_id, launch.conversation)
 
@@ -253,7 +326,7 @@ class TuiAgentApp(App[None]):
     def _continue_requested(self, message: ContinueRequested) -> None:
         self.run_worker(
             self._prepare_continuation(message.session_id, message.fork_at),
-            group="continue",
+            group=CONTINUE_WORKERS,
             exit_on_error=False,
         )
 

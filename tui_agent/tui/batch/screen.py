@@ -31,6 +31,8 @@ from tui_agent.store import Store
 from tui_agent.terminal_text import visible_event
 from tui_agent.tui.batch.items import BatchItemsTable, failing
 from tui_agent.tui.batch.progress import BatchProgress
+from tui_agent.tui.export.choices import batch_exports
+from tui_agent.tui.export.screen import ExportScreen
 from tui_agent.tui.messages import EventsReceived, SessionMode, SessionOpened, SessionRequested
 from tui_agent.tui.screens.confirm import CancelRunModal
 from tui_agent.tui.screens.session import FRAME, LiveRun, title_line
@@ -70,6 +72,20 @@ class BatchScreen(Screen[None]):
             "Back",
             id="batch.back",
             tooltip="Back to the sessions list (on a running batch: asks, then cancels it)",
+        ),
+        Binding(
+            "ctrl+c",
+            "stop",
+            "Stop",
+            id="batch.stop",
+            tooltip="Cancel the running batch (what its items recorded is kept)",
+        ),
+        Binding(
+            "w",
+            "export",
+            "Export",
+            id="batch.export",
+            tooltip="Write the batch session (JSONL) or its items (CSV, JSON) to a file",
         ),
         Binding(
             "f",
@@ -308,6 +324,8 @@ class BatchScreen(Screen[None]):
         self.post_message(SessionRequested(item.child, "stored"))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "stop":  # shown while the batch runs (the app's own ctrl+c acts)
+            return self.running
         if action == "failures":
             return parameters != (self.failures_only,)
         return True
@@ -320,6 +338,26 @@ class BatchScreen(Screen[None]):
         )
         self._show_detail()
         self.refresh_bindings()
+
+    def action_export(self) -> None:
+        """The export dialog: the batch session and its items."""
+        self.app.push_screen(
+            ExportScreen(batch_exports(self.store, self.state), title="Export the batch")
+        )
+
+    async def action_stop(self) -> None:
+        """ctrl+c as the footer shows it: the app's stop (it sees the key first)."""
+        await self.app.run_action("app.stop_step")
+
+    def step_running(self) -> bool:
+        """Whether ctrl+c has a batch to cancel."""
+        return self.running
+
+    def stop_step(self) -> str:
+        """Cancel the running batch (its items' sessions end as cancelled)."""
+        if self.live is not None and self.live.running:
+            self.live.worker.cancel()
+        return "Cancelled the batch; what its items recorded is kept."
 
     def action_back(self) -> None:
         """Back to the sessions list; a running batch is cancelled only once confirmed."""

@@ -1,4 +1,8 @@
-"""A yes/no question in a modal; dismissed with True only on an explicit confirm."""
+"""A yes/no question in a modal; dismissed with True only on an explicit confirm.
+
+A confirm that starts work or deletes takes `ctrl+y` (or Tab to its button, then Enter): no
+sentence typed by mistake gives either. Letters only ever cancel.
+"""
 
 from __future__ import annotations
 
@@ -10,12 +14,16 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+CONFIRM_KEY = "ctrl+y"
+"""The key that says yes to a dialog that starts work or deletes (typing never gives it)."""
+
 
 class ConfirmModal(ModalScreen[bool]):
-    """Ask before doing something that cannot be undone. `y` confirms; `n` / Escape cancel."""
+    """Ask before doing something that cannot be undone. `ctrl+y` confirms; `n` / Escape
+    cancel; focus starts on Cancel, so Enter cancels too."""
 
     BINDINGS = [
-        Binding("y", "confirm", "Yes", id="confirm.yes", tooltip="Confirm"),
+        Binding(CONFIRM_KEY, "confirm", "Yes", id="confirm.yes", tooltip="Confirm", priority=True),
         Binding("n,escape", "cancel", "No", id="confirm.no", tooltip="Cancel, change nothing"),
     ]
 
@@ -31,7 +39,7 @@ class ConfirmModal(ModalScreen[bool]):
             yield Static(Content(self._question), classes="question")
             with Horizontal(classes="buttons"):
                 yield Button("Cancel (n)", id="cancel")
-                yield Button(f"{self._confirm_label} (y)", id="confirm", variant="error")
+                yield Button(f"{self._confirm_label} (^y)", id="confirm", variant="error")
 
     def on_mount(self) -> None:
         self.query_one("#cancel", Button).focus()
@@ -46,10 +54,18 @@ class ConfirmModal(ModalScreen[bool]):
 
 
 class CancelRunModal(ConfirmModal):
-    """Ask before cancelling a running agent: a second Escape or `y` confirms, `n` keeps it."""
+    """Ask before cancelling a running agent: a second Escape or `ctrl+y` confirms, `n` keeps
+    it."""
 
     BINDINGS = [
-        Binding("y,escape", "confirm", "Cancel it", id="cancel-run.yes", tooltip="Cancel the run"),
+        Binding(
+            f"escape,{CONFIRM_KEY}",
+            "confirm",
+            "Cancel it",
+            id="cancel-run.yes",
+            tooltip="Cancel the run",
+            priority=True,
+        ),
         Binding("n", "cancel", "Keep running", id="cancel-run.no", tooltip="Let it run on"),
     ]
 
@@ -57,7 +73,7 @@ class CancelRunModal(ConfirmModal):
         super().__init__(
             "Cancel the running session?",
             f"{what}\nWhat was recorded so far is kept.\n"
-            "Escape again or y cancels it; n lets it run on.",
+            "Escape again (or ctrl+y) cancels it; n lets it run on.",
             confirm_label="Cancel it",
         )
 
@@ -67,7 +83,7 @@ class CancelRunModal(ConfirmModal):
             yield Static(Content(self._question), classes="question")
             with Horizontal(classes="buttons"):
                 yield Button("Keep running (n)", id="cancel")
-                yield Button("Cancel it (esc / y)", id="confirm", variant="error")
+                yield Button("Cancel it (esc)", id="confirm", variant="error")
 
 
 class EndConversationModal(CancelRunModal):
@@ -77,8 +93,8 @@ class EndConversationModal(CancelRunModal):
         ConfirmModal.__init__(
             self,
             "End the conversation?",
-            f"{what}\nIt waits for your next message; leaving ends it (c continues it later).\n"
-            "Escape again or y ends it; n stays.",
+            f"{what}\nIt waits for your next message; leaving ends it (ctrl+g continues it"
+            " later).\nEscape again (or ctrl+y) ends it; n stays.",
             confirm_label="End it",
         )
 
@@ -88,4 +104,39 @@ class EndConversationModal(CancelRunModal):
             yield Static(Content(self._question), classes="question")
             with Horizontal(classes="buttons"):
                 yield Button("Stay (n)", id="cancel")
-                yield Button("End it (esc / y)", id="confirm", variant="error")
+                yield Button("End it (esc)", id="confirm", variant="error")
+
+
+class QuitModal(ConfirmModal):
+    """Ask before quitting while work runs: quitting cancels it (what was recorded is kept).
+    A second ctrl+q (the app's quit key, seen by the app first) confirms too."""
+
+    BINDINGS = [
+        Binding(
+            CONFIRM_KEY,
+            "confirm",
+            "Quit",
+            id="quit.yes",
+            tooltip="Quit and cancel the work",
+            priority=True,
+        ),
+        Binding("n,escape", "cancel", "Stay", id="quit.no", tooltip="Let the work run on"),
+    ]
+
+    def __init__(self, work: list[str]) -> None:
+        shown = "\n".join(f"• {line}" for line in work[:6])
+        more = f"\n… and {len(work) - 6} more" if len(work) > 6 else ""
+        super().__init__(
+            "Quit with work running?",
+            f"{shown}{more}\nQuitting cancels it; what was recorded so far is kept.\n"
+            "ctrl+q again (or ctrl+y) quits; n or Escape stays.",
+            confirm_label="Quit",
+        )
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog") as dialog:
+            dialog.border_title = self._title
+            yield Static(Content(self._question), classes="question")
+            with Horizontal(classes="buttons"):
+                yield Button("Stay (n)", id="cancel")
+                yield Button("Quit (^q)", id="confirm", variant="error")

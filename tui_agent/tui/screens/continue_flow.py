@@ -54,8 +54,12 @@ class RestoreFailedModal(ModalScreen[FailureChoice]):
     """A run failed while the state was restored: go on without it, start clean, or cancel."""
 
     BINDINGS = [
-        Binding("g", "choose('skip')", "Go on without it", id="restore-failed.skip"),
-        Binding("s", "choose('clean')", "Start clean", id="restore-failed.clean"),
+        Binding(
+            "ctrl+g", "choose('skip')", "Go on without it", id="restore-failed.skip", priority=True
+        ),
+        Binding(
+            "ctrl+s", "choose('clean')", "Start clean", id="restore-failed.clean", priority=True
+        ),
         Binding("c,escape", "choose('cancel')", "Cancel", id="restore-failed.cancel"),
     ]
 
@@ -77,12 +81,12 @@ class RestoreFailedModal(ModalScreen[FailureChoice]):
                 classes="question",
             )
             with Horizontal(classes="buttons"):
-                yield Button("Go on without it (g)", id="skip", variant="primary")
-                yield Button("Start clean (s)", id="clean")
+                yield Button("Go on without it (^g)", id="skip", variant="primary")
+                yield Button("Start clean (^s)", id="clean")
                 yield Button("Cancel (c)", id="cancel", variant="error")
 
     def on_mount(self) -> None:
-        self.query_one("#skip", Button).focus()
+        self.query_one("#cancel", Button).focus()  # Enter starts nothing
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:

@@ -54,7 +54,8 @@ def matches(summary: SessionSummary, query: str) -> bool:
 
 
 class HomeScreen(Screen[None]):
-    """Sessions, newest first. Enter opens, r replays, d deletes (after asking), / filters."""
+    """Sessions, newest first. Enter opens, r replays, d deletes (after asking), / filters, ctrl+g
+    continues (a key no typing gives: it starts a sandbox)."""
 
     AUTO_FOCUS = ""
     """Nothing is focused until the sessions are shown: then the table is (see `_show`), so
@@ -65,7 +66,7 @@ class HomeScreen(Screen[None]):
         Binding("r", "replay", "Replay", id="home.replay", tooltip="Replay the session"),
         Binding("d", "delete", "Delete", id="home.delete", tooltip="Delete the session"),
         Binding(
-            "c",
+            "ctrl+g",
             "continue_session",
             "Continue",
             id="home.continue",

@@ -139,7 +139,7 @@ class RefineFlow(Screen[None]):
         that feedback was already acted on, ask first."""
         if not self.recordable:  # a live agent still runs: the feedback is kept for later
             await self.action_submit_feedback()
-            self.notify("Refine (r) once the agent has finished.", severity="warning")
+            self.notify("Refine (ctrl+r) once the agent has finished.", severity="warning")
             return
         applied = None if self._pending else feedback_applied(self.state)
         if applied is None:
@@ -159,7 +159,13 @@ class RefineFlow(Screen[None]):
         self.app.push_screen(modal, answered)
 
     def _start_refinement(self) -> None:
-        self.run_worker(self._refine(), group=REFINE_WORKERS, exclusive=True, exit_on_error=False)
+        self.run_worker(
+            self._refine(),
+            name=f"refine {self.session_id}",
+            group=REFINE_WORKERS,
+            exclusive=True,
+            exit_on_error=False,
+        )
         self.refresh_bindings()
 
     async def _refine(self) -> None:
@@ -267,6 +273,7 @@ class RefineFlow(Screen[None]):
                 return
             self.run_worker(
                 self.decide(candidate, decision),
+                name=f"decision on {self.session_id}",
                 group=REFINE_WORKERS,
                 exclusive=True,
                 exit_on_error=False,

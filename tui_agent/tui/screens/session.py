@@ -6,15 +6,16 @@ per FRAME however fast the agent goes. A stored session is shown as `fold(events
 screen shows is always a fold of display copies (`visible_event`: a control in a session's
 text is drawn, never sent to the terminal), so live it folds the events into a state of its
 own rather than show the recorder's. Feedback collected on the items table is recorded as one
-FeedbackSubmitted event through a SessionRecorder; `r` then refines the session with it and
-`d` reviews the candidate (the refine flow, in refine_flow.py).
+FeedbackSubmitted event through a SessionRecorder; ctrl+r then refines the session with it and
+`d` reviews the candidate (the refine flow, in refine_flow.py). Keys that start model, browser
+or sandbox work are ctrl keys: no sentence typed into the wrong place gives them.
 Escape on a running session asks before cancelling it; `p` shows the strategy and recipe.
 
 A live code or toolcode session is a conversation: its message line (widgets/message_line.py)
 says the user's messages to it (`Conversation.say`), Escape on a run stops that run only (the
 session then waits for the next message), and leaving a waiting session ends the conversation
-(it then records its end as usual). On a stored one, `c` continues it and `f` forks it at the
-step under the cursor (screens/continue_flow.py).
+(it then records its end as usual). On a stored one, ctrl+g continues it and ctrl+f forks it at
+the step under the cursor (screens/continue_flow.py).
 
 A screen listens to the recorders of its session itself (the live one, and those that append
 feedback, refinements and decisions) and closes its feeds as it starts to go: it stops
@@ -49,6 +50,8 @@ from tui_agent.session_questions import candidate_awaiting_decision
 from tui_agent.store import Store, StoreError
 from tui_agent.terminal_text import visible, visible_event
 from tui_agent.tui.current_logic import current_logic
+from tui_agent.tui.export.choices import session_exports
+from tui_agent.tui.export.screen import ExportScreen
 from tui_agent.tui.messages import (
     ContinueRequested,
     EventsReceived,
@@ -62,7 +65,7 @@ from tui_agent.tui.screens.continue_flow import continuable
 from tui_agent.tui.screens.feedback import FeedbackModal, FeedbackResult
 from tui_agent.tui.screens.image import ImageScreen
 from tui_agent.tui.screens.pinned import PINNED, PinnedScreen, pinned_artifacts
-from tui_agent.tui.screens.refine_flow import RefineFlow, latest_feedback
+from tui_agent.tui.screens.refine_flow import REFINE_WORKERS, RefineFlow, latest_feedback
 from tui_agent.tui.widgets.context_panel import ContextPanel
 from tui_agent.tui.widgets.files_view import ImagePreview, load_image
 from tui_agent.tui.widgets.items_table import ItemsTable
@@ -133,7 +136,7 @@ class SessionScreen(RefineFlow):
             tooltip="Record the feedback collected so far as one event",
         ),
         Binding(
-            "r",
+            "ctrl+r",
             "refine",
             "Refine",
             id="session.refine",
@@ -148,24 +151,31 @@ class SessionScreen(RefineFlow):
         ),
         Binding(
             "ctrl+c",
-            "interrupt",
-            "Stop run",
+            "stop",
+            "Stop",
             id="session.interrupt",
-            tooltip="Stop the agent's current run; the conversation waits for your next message",
+            tooltip="Stop the current run (a conversation then waits for your next message)",
         ),
         Binding(
-            "c",
+            "ctrl+g",
             "continue_session",
             "Continue",
             id="session.continue",
             tooltip="Continue this session: its sandbox state rebuilt, then a new message",
         ),
         Binding(
-            "f",
+            "ctrl+f",
             "fork",
             "Fork here",
             id="session.fork",
             tooltip="A new session holding the turns up to the step under the cursor",
+        ),
+        Binding(
+            "w",
+            "export",
+            "Export",
+            id="session.export",
+            tooltip="Write the session (JSONL), its items (CSV, JSON) or its recipe to a file",
         ),
         Binding(
             "p",
@@ -425,8 +435,8 @@ class SessionScreen(RefineFlow):
             return awaiting and self.recordable and not self.refining
         if action == "pinned":
             return bool(self._pinned())
-        if action == "interrupt":
-            return self.conversation is not None and self.conversation.busy
+        if action == "stop":  # shown while something runs (the app's own ctrl+c acts)
+            return self.step_running()
         if action == "continue_session":
             return self.continuable
         if action == "fork":
@@ -460,6 +470,30 @@ class SessionScreen(RefineFlow):
         modal = EndConversationModal(what) if waiting else CancelRunModal(what)
         self.app.push_screen(modal, answered)
 
+    def step_running(self) -> bool:
+        """Whether ctrl+c has something to stop: a run (not a conversation waiting for a
+        message), a refinement or a re-run."""
+        conversation = self.conversation
+        if conversation is not None and self.running:
+            return conversation.busy or self.refining
+        return self.running or self.refining
+
+    def stop_step(self) -> str:
+        """Stop the conversation's run (it then waits), else the live agent (it ends as
+        cancelled), else the refinement or re-run going on (recorded as cancelled)."""
+        conversation = self.conversation
+        if conversation is not None and conversation.busy and conversation.interrupt():
+            return "Stopped the run. The session waits for your next message."
+        if self.running and conversation is None:
+            self.cancel_run()
+            return "Cancelled the run; what it recorded is kept."
+        self.workers.cancel_group(self, REFINE_WORKERS)
+        return "Stopped the refinement; what it recorded is kept."
+
+    async def action_stop(self) -> None:
+        """ctrl+c as the footer shows it: the app's stop (it sees the key first)."""
+        await self.app.run_action("app.stop_step")
+
     def action_interrupt(self) -> None:
         """Stop the conversation's current run; the session then waits for a message."""
         conversation = self.conversation
@@ -488,7 +522,7 @@ class SessionScreen(RefineFlow):
         message.stop()
         conversation = self.conversation
         if conversation is None or conversation.ended or not self.running:
-            self.notify("This session has ended: c continues it.", severity="warning")
+            self.notify("This session has ended: ctrl+g continues it.", severity="warning")
             return
         conversation.say(message.text)
 
@@ -526,6 +560,10 @@ class SessionScreen(RefineFlow):
         self.notify(f"{what}: preparing the session…")
         self.post_message(ContinueRequested(self.session_id, fork_at))
 
+    def action_export(self) -> None:
+        """The export dialog: the session, its items, its recipe (what it has)."""
+        self.app.push_screen(ExportScreen(session_exports(self.store, self.state)))
+
     def action_pinned(self) -> None:
         """Show the strategy and the recipe in use."""
         artifacts = self._pinned()
@@ -557,6 +595,7 @@ class SessionScreen(RefineFlow):
             total=len(state.items),
             agent_type=state.agent_type,
             current_logic=current_logic(state, message.field),
+            items=state.items,
         )
         self.app.push_screen(modal, self._feedback_done)
 

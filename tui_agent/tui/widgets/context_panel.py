@@ -83,10 +83,9 @@ def metadata_content(metadata: dict[str, Any]) -> Content:
         if key.endswith("_ms") and isinstance(value, int):
             value = f"{value:,} ms"
         parts += [(f"{label:<12}", "$text-muted"), f"{value}\n"]
-    parts += [
-        (f"{'cost':<12}", "$text-muted"),
-        f"{format_cost(metadata.get('cost_usd_estimated'))}\n",
-    ]
+    called = metadata.get("usage_source") != "none"  # no call: no price known, as elsewhere
+    cost = metadata.get("cost_usd_estimated") if called else None
+    parts += [(f"{'cost':<12}", "$text-muted"), f"{format_cost(cost)}\n"]
     validation = metadata.get("output_validation")
     if validation:
         parts += [(f"{'validator':<12}", "$text-muted"), f"{validation.get('reason')}\n"]

@@ -10,6 +10,8 @@ from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import Static
 
+from tui_agent.agents.requests import REQUEST_CLASSES
+from tui_agent.agents.requests.base import field_options
 from tui_agent.events import OPEN_STATUSES
 from tui_agent.formatting import format_cost, format_duration, format_tokens
 from tui_agent.session import ModelUsage, SessionState
@@ -57,6 +59,20 @@ def usage_text(model: str, usage: ModelUsage) -> str:
     return f"{model} {tokens} tok {format_cost(usage.cost, usage.unknown_cost_calls == 0)}"
 
 
+def model_used(state: SessionState) -> str:
+    """The model the session used: the one it calls while it may still call one, `no model`
+    once it ended without a call (an exec run) or when its kind never calls one."""
+    if state.llm_calls:
+        return state.model or "a model"
+    request = REQUEST_CLASSES.get(state.kind)  # a kind whose form asks for no model runs none
+    may_call = request is None or any(
+        name == "model" and option.label for name, option in field_options(request)
+    )
+    if may_call and state.status in OPEN_STATUSES and state.model:
+        return state.model
+    return "no model"
+
+
 class StatusLine(Static):
     """The session's figures; while a live session runs, elapsed ticks every second."""
 
@@ -100,7 +116,7 @@ class StatusLine(Static):
         parts: list[str | Content | tuple[str, str]] = [
             status_content(state.status, state.stopped_reason),
             "  ",
-            (state.model or "no model", "bold"),
+            (model_used(state), "bold"),
             f"  {steps} step{'s' if steps != 1 else ''}",
             f"  {format_tokens(state.total_tokens)} tok",
             f"  {self._cost(state)}",
