@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
@@ -10,6 +11,7 @@ from rich.cells import cell_len
 from textual.app import App, ComposeResult
 from textual.coordinate import Coordinate
 from textual.message import Message
+from textual.notifications import Notify
 from textual.widgets import TextArea
 
 from tui_agent.analysis import analyze_output
@@ -361,3 +363,64 @@ async def test_a_click_on_the_fix_marker_asks_for_feedback_on_that_field() -> No
         assert requested_fields(messages) == ["seller.rating"]
         await pilot.click(ItemsGrid, offset=(badges.index("100%"), 1))  # title: nothing to fix
         assert requested_fields(messages) == ["seller.rating"]
+
+
+def notices(messages: list[Message]) -> list[str]:
+    """Each toast posted, as `title: message` (each seen once, as it bubbles)."""
+    posted = {id(m): m for m in messages if isinstance(m, Notify)}
+    return [f"{m.notification.title}: {m.notification.message}" for m in posted.values()]
+
+
+async def test_y_copies_the_whole_value_under_the_cursor_and_says_so() -> None:
+    items = products()
+    app = harness(items)
+    messages: list[Message] = []
+    async with app.run_test(size=(100, 30), message_hook=messages.append) as pilot:
+        await pilot.press("y")
+        assert app.clipboard == LONG_TITLE  # whole: the cell shows it cut
+        assert notices(messages)[-1] == (
+            f"Copied title of item 1 · {len(LONG_TITLE)} characters: {LONG_TITLE[:59]}…"
+        )
+        await pilot.press("down", "right", "right", "right", "right", "y")
+        assert app.clipboard == '[\n  "new",\n  "sale"\n]'  # as the full value shows it
+        assert notices(messages)[-1] == 'Copied tags of item 2 · 21 characters: [ "new", "sale" ]'
+        await pilot.press("left", "y")  # seller.rating of item 2 is missing
+        assert app.clipboard == '[\n  "new",\n  "sale"\n]'
+        assert notices(messages)[-1] == ": The seller.rating of item 2 is empty: nothing copied."
+
+
+async def test_capital_y_copies_the_item_under_the_cursor_as_json() -> None:
+    items = products()
+    app = harness(items)
+    messages: list[Message] = []
+    async with app.run_test(size=(100, 30), message_hook=messages.append) as pilot:
+        await pilot.press("down", "down", "right", "Y")
+        assert json.loads(app.clipboard) == items[2]
+        assert notices(messages)[-1].startswith(
+            f'Copied item 3 as JSON · {len(app.clipboard)} characters: {{ "title": "Product 2",'
+        )
+
+
+async def test_y_on_output_that_is_not_records_copies_the_whole_item() -> None:
+    app = harness(["first line\nsecond line", 42, {"k": "v"}])
+    async with app.run_test(size=(80, 20)) as pilot:
+        await pilot.press("y")
+        assert app.clipboard == "first line\nsecond line"
+        await pilot.press("down", "Y")
+        assert app.clipboard == "42"
+        await pilot.press("down", "y")
+        assert json.loads(app.clipboard) == {"k": "v"}
+
+
+async def test_copy_keys_are_off_without_items() -> None:
+    app = harness([])
+    async with app.run_test(size=(80, 20)) as pilot:
+        table = app.query_one(ItemsTable)
+        assert table.check_action("copy_cell", ()) is None
+        assert table.check_action("copy_row", ()) is None
+        await pilot.press("y", "Y")
+        assert app.clipboard == ""
+        table.update_items(products(2), None)
+        assert table.check_action("copy_cell", ()) is True
+        await pilot.press("y")
+        assert app.clipboard == LONG_TITLE

@@ -1,4 +1,5 @@
-"""A modal showing one whole value of the items table (text as is, anything else as JSON)."""
+"""A modal showing one whole value of the items table (text as is, anything else as JSON);
+`y` copies it whole."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Label, TextArea
 
+from tui_agent.tui.export.clipboard import copy_text
 from tui_agent.tui.paths import styles_dir
 
 
@@ -52,6 +54,13 @@ class ValueModal(ModalScreen[None]):
             id="value.close",
             tooltip="Close the full value and return to the table",
         ),
+        Binding(
+            "y",
+            "copy",
+            "Copy",
+            id="value.copy",
+            tooltip="Copy the whole value to the clipboard",
+        ),
     ]
 
     def __init__(self, field: str, item_number: int, value: Any) -> None:
@@ -63,6 +72,9 @@ class ValueModal(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="value-dialog") as dialog:
             dialog.border_title = Content(f"{self.field} · item {self.item_number:,}")
-            dialog.border_subtitle = Content("escape close")
+            dialog.border_subtitle = Content("y copy · escape close")
             yield Label(Content(describe(self.value)), id="value-kind")
             yield TextArea(full_text(self.value), read_only=True, soft_wrap=True, id="value-text")
+
+    def action_copy(self) -> None:
+        copy_text(self.app, full_text(self.value), f"{self.field} of item {self.item_number:,}")

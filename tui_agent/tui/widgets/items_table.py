@@ -2,7 +2,8 @@
 
 Each header shows the field's name, type and a coverage badge coloured by band, with a "Fix"
 marker under 50 % (a click on it opens the feedback form). Cells show at most 100 characters;
-Enter shows the whole value and `f` asks for feedback on the field under the cursor.
+Enter shows the whole value and `f` asks for feedback on the field under the cursor. `y` copies
+the whole value under the cursor, `Y` its item as JSON (export/clipboard.py says what in a toast).
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from textual.widget import Widget
 
 from tui_agent.analysis import flatten_item, is_empty
 from tui_agent.analysis.shapes import FieldDefinition, OutputAnalysis
-from tui_agent.tui.screens.value import ValueModal
+from tui_agent.tui.export.clipboard import copy_text
+from tui_agent.tui.screens.value import ValueModal, full_text
 from tui_agent.tui.widgets.items_grid import Cell, GridColumn, ItemsGrid
 
 CELL_LIMIT = 100
@@ -82,6 +84,22 @@ class ItemsTable(Widget):
             id="items-table.fix-field",
             tooltip="Give feedback on the field under the cursor",
         ),
+        Binding(
+            "y",
+            "copy_cell",
+            "Copy",
+            id="items-table.copy-cell",
+            tooltip="Copy the whole value under the cursor to the clipboard",
+            show=False,
+        ),
+        Binding(
+            "Y",
+            "copy_row",
+            "Copy item",
+            id="items-table.copy-row",
+            tooltip="Copy the item under the cursor, as JSON, to the clipboard",
+            show=False,
+        ),
     ]
 
     class FeedbackRequested(Message):
@@ -123,7 +141,7 @@ class ItemsTable(Widget):
         When the list only grew, just the new rows are formatted and added; when its
         earlier items or the columns changed, the table is rebuilt.
         """
-        had_columns = bool(self._keys)
+        had_columns, had_items = bool(self._keys), bool(self._items)
         start = len(self._items) if items[: len(self._items)] == self._items else 0
         if start == 0:
             self._seen_keys, self._seen_upto = {}, 0
@@ -137,7 +155,7 @@ class ItemsTable(Widget):
             self.grid.relabel(self._grid_columns())
             self.grid.append_rows([self._row(item) for item in items[start:]])
         self.border_title = f"Items · {len(items):,}"
-        if bool(self._keys) != had_columns:  # `f` comes or goes with the columns
+        if (bool(self._keys), bool(items)) != (had_columns, had_items):  # `f`, `y` come or go
             self.refresh_bindings()
 
     def _columns_for(
@@ -217,7 +235,34 @@ class ItemsTable(Widget):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "request_feedback":
             return self.focused_field is not None or None
+        if action in ("copy_cell", "copy_row"):
+            return self._can_copy or None
         return True
+
+    @property
+    def _can_copy(self) -> bool:
+        """Whether there is a cell under the cursor."""
+        return bool(self._keys and self._items)
+
+    def action_copy_cell(self) -> None:
+        if not self._can_copy:
+            return
+        row, column = self.grid.cursor_coordinate
+        value = self.value_at(row, column)
+        where = (
+            f"item {row + 1}" if self._whole_items else f"{self._keys[column]} of item {row + 1}"
+        )
+        if value is None:
+            self.notify(f"The {where} is empty: nothing copied.", markup=False)
+            return
+        copy_text(self.app, full_text(value), where)
+
+    def action_copy_row(self) -> None:
+        if not self._can_copy:
+            return
+        row = self.grid.cursor_coordinate.row
+        text = json.dumps(self._items[row], indent=2, ensure_ascii=False, default=str)
+        copy_text(self.app, text, f"item {row + 1} as JSON")
 
     def action_request_feedback(self) -> None:
         field = self.focused_field
