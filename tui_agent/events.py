@@ -14,9 +14,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from tui_agent.analysis.shapes import AgentType, FieldFeedback, OutputAnalysis
+from tui_agent.analysis.shapes import AgentType, ChangeVerdict, FieldFeedback, OutputAnalysis
 
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 14
 """Version of the event schema; bumped on any change old readers could not parse.
 
 2: ExecutionOutput (live output of a running step).
@@ -31,7 +31,8 @@ SCHEMA_VERSION = 13
 11: conversations: UserMessage, TurnEnded, ModelChanged, SessionResumed, StateRestoreRun,
     StateRestored, HistoryFitted; status "waiting"; SessionStarted.parent (a fork's origin).
 12: LLMCall.sampling (the temperature, max tokens and top_p a call was sent with).
-13: batches: kind "batch", BatchQueued and BatchItem; SessionStarted.batch (an item's batch)."""
+13: batches: kind "batch", BatchQueued and BatchItem; SessionStarted.batch (an item's batch).
+14: FieldChange verdict "improved" (a field better than before, not yet fixed)."""
 
 SessionKind = Literal["code", "exec", "scrape", "task", "refine", "toolcode", "recording", "batch"]
 RecordedKind = SessionKind | Literal["codeact"]
@@ -286,9 +287,6 @@ class RefinementProgress(BaseEvent):
     remaining: list[str] = Field(default_factory=list)
     unverified: list[str] = Field(default_factory=list)
     """Fields that changed with nothing to verify them against (not counted as fixed)."""
-
-
-ChangeVerdict = Literal["fixed", "changed, not verified", "worse", "not fixed"]
 
 
 class FieldChange(BaseModel):

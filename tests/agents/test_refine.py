@@ -461,6 +461,30 @@ async def test_no_improving_attempt_leaves_no_candidate(
     assert "attempt 1: the code failed (KeyError: 'sum')" in [e.message for e in refined.of(Log)]
 
 
+async def test_an_attempt_that_only_improves_a_field_is_kept_as_the_candidate(
+    server: ScriptedModel, settings: Settings
+) -> None:
+    session_id = await transformer_session(settings)
+    server.push(reply(TOTAL_FIXED))
+    literal = FieldFeedback(field="total", issue="missing", correct_value="qty * price")
+
+    refined = await refine(settings, session_id, [literal], max_attempts=1)
+
+    outcome = refined.outcome
+    assert outcome.candidate is not None and outcome.candidate.content == TOTAL_FIXED
+    assert (outcome.fixed, outcome.remaining) == ([], ["total"])
+    [change] = outcome.candidate.changes
+    assert (change.verdict, change.before, change.after) == ("improved", 0.0, 1.0)
+    assert outcome.candidate.summary == "total 0% -> 100% (improved)"
+    assert refined.messages[-1] == ("Fixed 0 fields; improved: total, 1 remaining: total (missing)")
+    logs = [e.message for e in refined.of(Log)]
+    assert (
+        "attempt 1: total (missing): 0% -> 100%, improved: "
+        "the correct value 'qty * price' does not appear" in logs
+    )
+    assert "attempt 1 is the best so far (0 of 1 feedback items resolved, improved: total)" in logs
+
+
 async def test_a_provider_failure_stops_the_refinement_and_is_recorded(
     server: ScriptedModel, settings: Settings
 ) -> None:

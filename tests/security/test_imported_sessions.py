@@ -411,7 +411,7 @@ async def test_the_tui_asks_in_a_dialog_and_runs_nothing_when_cancelled(
     async def review_and_accept(pilot: Any, app: TuiAgentApp) -> ImportedRunModal:
         await pilot.press("d")
         await until(pilot, lambda: isinstance(app.screen, DiffScreen))
-        await pilot.press("a")
+        await pilot.press("ctrl+y")
         await until(pilot, lambda: isinstance(app.screen, ImportedRunModal))
         assert isinstance(app.screen, ImportedRunModal)
         return app.screen

@@ -76,3 +76,26 @@ def test_code_sessions_show_the_lines_of_the_code_in_use() -> None:
         state.apply(event)
     assert current_logic(state, "price") == "   2  row = {'price': 2}"
     assert current_logic(state, "nothing") is None
+
+
+def test_a_code_session_shows_the_line_computing_the_field_not_its_data() -> None:
+    code = (
+        "rows = [{'qty': 2, 'price': 3.0, 'total': None}, {'qty': 1, 'total': None}]\n"
+        "for row in rows:\n"
+        "    row['total'] = row['qty'] * row['price']\n"
+    )
+    state = fold([started(), *ran(1, code)])
+    assert current_logic(state, "total") == "   3      row['total'] = row['qty'] * row['price']"
+
+
+def test_records_an_earlier_step_built_show_that_steps_lines() -> None:
+    build = (
+        "rows = []\nfor o in orders:\n    rows.append({'id': o['id'], 'total': o['q'] * o['p']})\n"
+    )
+    state = fold([started(), *ran(1, build), *ran(2, "[r for r in rows if r['total']]")])
+    assert current_logic(state, "total") == (
+        "step 1:\n   3      rows.append({'id': o['id'], 'total': o['q'] * o['p']})"
+    )
+    # no step gives it a value: the lines reading it
+    state = fold([started(), *ran(1, "x = 1"), *ran(2, "[r for r in rows if r['total']]")])
+    assert current_logic(state, "total") == "   1  [r for r in rows if r['total']]"

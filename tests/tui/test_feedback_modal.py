@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 from textual.app import App
 from textual.pilot import Pilot
-from textual.widgets import Input, Label, Select, Static, TextArea
+from textual.widgets import Checkbox, Input, Label, Select, Static, TextArea
 
 from tui_agent.analysis.shapes import (
     FEEDBACK_ISSUE_LABELS,
@@ -38,9 +39,10 @@ class FeedbackHarness(App[None]):
         current_logic: str | None = None,
         field: FieldDefinition = PRICE,
         total: int = 1_027,
+        items: Sequence[Any] = (),
     ) -> None:
         super().__init__()
-        self.modal = FeedbackModal(field, total, agent_type, current_logic)
+        self.modal = FeedbackModal(field, total, agent_type, current_logic, items=items)
         self.results: list[FeedbackResult | None] = []
 
     def on_mount(self) -> None:
@@ -344,3 +346,107 @@ def test_snapshot_analyzer_modal_with_a_pattern_that_does_not_compile(snap_compa
         await pilot.pause()
 
     assert snap_compare(FeedbackHarness("analyzer"), terminal_size=(100, 30), run_before=typed)
+
+
+# -- a correct value typed as an expression ---------------------------------------------------
+
+ORDERS = [
+    {"name": "Oak desk", "qty": 1, "price": 100.0, "total": 100.0},
+    {"name": "Lamp", "qty": 3, "price": 19.99, "total": None},
+]
+TOTAL = FieldDefinition(name="total", type="number", coverage=50, populated=1)
+
+
+def expression_form() -> FeedbackHarness:
+    return FeedbackHarness("generic", field=TOTAL, total=2, items=ORDERS)
+
+
+def value_kind(app: FeedbackHarness) -> tuple[bool, bool, str]:
+    """Whether the Expression box shows, whether it is ticked, and its note."""
+    row = app.modal.query_one("#value-kind-row")
+    box = app.modal.query_one("#value-is-expression", Checkbox)
+    return row.display, box.value, text_of(app, "#value-kind")
+
+
+async def test_an_expression_over_the_items_fields_is_offered_as_one() -> None:
+    app = expression_form()
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert not value_kind(app)[0]  # nothing typed: no box
+        await pick_issue(pilot, "missing")
+        await type_into(pilot, "round(qty * price, 2)")
+        await pilot.pause()
+        assert value_kind(app) == (
+            True,
+            True,
+            "computed per item from qty, price (item 1: 100.0)",
+        )
+        await pilot.press("ctrl+s")
+    [result] = app.results
+    assert result is not None
+    assert result.feedback == FieldFeedback(
+        field="total", issue="missing", correct_expression="round(qty * price, 2)"
+    )
+
+
+@pytest.mark.parametrize("typed", ["9.99", "EUR", "'qty * price'", "out of stock", "1 + 2"])
+async def test_literals_and_words_stay_literal_with_no_box(typed: str) -> None:
+    app = expression_form()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pick_issue(pilot, "wrong")
+        await type_into(pilot, typed)
+        await pilot.pause()
+        assert not value_kind(app)[0]
+        await pilot.press("ctrl+s")
+    [result] = app.results
+    assert result is not None
+    assert (result.feedback.correct_value, result.feedback.correct_expression) == (
+        typed.strip(),
+        None,
+    )
+
+
+async def test_a_name_that_is_no_field_is_offered_unticked_and_said_so() -> None:
+    app = expression_form()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pick_issue(pilot, "wrong")
+        await type_into(pilot, "qty * prcie")
+        await pilot.pause()
+        assert value_kind(app) == (True, False, "checked as the text 'qty * prcie'")
+        await pilot.press("tab", "space")  # the user ticks it anyway
+        await pilot.pause()
+        assert value_kind(app) == (True, True, "no field prcie: told to the model, not checked")
+        await pilot.press("ctrl+s")
+    [result] = app.results
+    assert result is not None and result.feedback.correct_expression == "qty * prcie"
+
+
+async def test_the_users_choice_sticks_while_the_value_is_edited() -> None:
+    app = expression_form()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pick_issue(pilot, "wrong")
+        await type_into(pilot, "qty")
+        await pilot.pause()
+        assert value_kind(app)[:2] == (True, True)
+        await pilot.press("tab", "space", "shift+tab", "end")  # untick, back to the value
+        write(pilot, " * price")
+        await pilot.pause()
+        assert value_kind(app) == (True, False, "checked as the text 'qty * price'")
+        app.modal.query_one("#correct-value", Input).value = "12"  # a literal: no box
+
+        await pilot.pause()
+        assert not value_kind(app)[0]
+        await pilot.press("ctrl+s")
+    [result] = app.results
+    assert result is not None and result.feedback.correct_value == "12"
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)], ids=["80x24", "120x36"])
+def test_snapshot_generic_modal_offering_an_expression(
+    snap_compare: Any, size: tuple[int, int]
+) -> None:
+    async def typed(pilot: Pilot[Any]) -> None:
+        await pick_issue(pilot, "missing")
+        await type_into(pilot, "qty * price")
+        await pilot.pause()
+
+    assert snap_compare(expression_form(), terminal_size=size, run_before=typed)

@@ -38,6 +38,7 @@ from tui_agent.sandbox.wire import ExecuteRequest
 from tui_agent.store import Store
 from tui_agent.tui.app import TuiAgentApp
 from tui_agent.tui.messages import RefinementFinished, VersionDecisionRecorded
+from tui_agent.tui.screens.confirm import QuitModal
 from tui_agent.tui.screens.diff import DiffScreen
 from tui_agent.tui.screens.feedback import FeedbackModal
 from tui_agent.tui.screens.session import SessionScreen
@@ -141,7 +142,7 @@ async def test_feedback_refine_and_accept_by_keyboard(
         candidate_card = screen.query(ArtifactCard).last()
         assert candidate_card.has_class("-candidate")
 
-        await pilot.press("a")
+        await pilot.press("ctrl+y")
         await wait_until(
             pilot, lambda: bool(posted(messages, VersionDecisionRecorded)), SANDBOX_WAIT
         )
@@ -213,7 +214,7 @@ async def test_a_recipe_binding_is_fixed_by_the_users_selector(tmp_path: Path) -
             await type_into(pilot, ".field-price")
             await pilot.click("#refine")
             await wait_until(pilot, lambda: isinstance(app.screen, DiffScreen), SANDBOX_WAIT)
-            await pilot.press("a")
+            await pilot.press("ctrl+y")
             await wait_until(
                 pilot, lambda: bool(posted(messages, VersionDecisionRecorded)), SANDBOX_WAIT
             )
@@ -255,7 +256,9 @@ async def test_leaving_mid_refinement_records_that_it_was_cancelled(
             await pilot.press("escape")
             await wait_until(pilot, lambda: not screen.is_attached)
         else:
-            await app.action_quit()
+            await app.action_quit()  # work runs: it asks first, a second ctrl+q quits
+            await wait_until(pilot, lambda: isinstance(app.screen, QuitModal))
+            await pilot.press("ctrl+q")
     events = await stored_events(settings.db, session_id)
     assert [e.seq for e in events] == list(range(1, len(events) + 1))
     assert isinstance(events[-1], Log) and events[-1].message == "The refinement was cancelled."

@@ -19,6 +19,7 @@ from session_factory import (
 )
 from session_factory import wait_until as wait
 from test_app import posted, stored_events
+from textual.app import App
 from textual.message import Message
 from textual.notifications import Notify
 from textual.pilot import Pilot
@@ -35,7 +36,7 @@ from tui_agent.events import (
 from tui_agent.tui.app import TuiAgentApp
 from tui_agent.tui.messages import VersionDecisionRecorded
 from tui_agent.tui.screens.confirm import ConfirmModal
-from tui_agent.tui.screens.diff import DiffScreen, changes_from_summary
+from tui_agent.tui.screens.diff import DiffScreen, changes_from_summary, review_content
 from tui_agent.tui.screens.feedback import FeedbackModal
 from tui_agent.tui.screens.refine_flow import feedback_applied
 from tui_agent.tui.screens.session import SessionScreen
@@ -147,6 +148,27 @@ def test_verdicts_read_from_a_summary_recorded_before_changes_were_kept() -> Non
     ]
 
 
+def test_a_higher_coverage_is_never_read_as_not_fixed() -> None:
+    """Summaries name no verdict for a field that was not resolved; candidates recorded
+    before "improved" called a higher coverage "not fixed": both read as improved now."""
+    changes = changes_from_summary("total 50% -> 100%; qty 100% -> 100% (improved)")
+    assert [(c.field, c.verdict) for c in changes] == [("total", "improved"), ("qty", "improved")]
+    recorded = Artifact(
+        name="code",
+        content="",
+        format="python",
+        version=2,
+        candidate=True,
+        changes=[
+            FieldChange(field="total", before=0.5, after=1.0, verdict="not fixed"),
+            FieldChange(field="name", before=1.0, after=1.0, verdict="not fixed"),
+        ],
+    )
+    lines = str(review_content(recorded, "")).split("\n")
+    assert lines[0].split() == ["↑", "total", "50%", "→", "100%", "improved"]
+    assert lines[1].split() == ["·", "name", "100%", "→", "100%", "not", "fixed"]
+
+
 @pytest.mark.parametrize(("width", "split"), [(100, False), (150, True)])
 async def test_the_review_shows_each_fields_verdict_with_values_before_and_after(
     db_path: Path, tmp_path: Path, width: int, split: bool
@@ -204,7 +226,7 @@ async def test_r_says_what_it_runs_and_asks_when_the_feedback_was_applied(
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         screen = await session_screen(pilot)
         assert feedback_applied(screen.state) == "recipe v2 came of it and awaits review (d)"
-        await pilot.press("r")
+        await pilot.press("ctrl+r")
         await wait(pilot, lambda: isinstance(app.screen, ConfirmModal))
         question = str(app.screen.query_one(".question", Static).content)
         assert question.startswith("Refine price (missing): each corrected selector is tried")
@@ -270,9 +292,48 @@ async def test_submit_and_refine_on_a_running_session_keeps_the_feedback(
         await pilot.press("tab", "f")
         await wait(pilot, lambda: isinstance(app.screen, FeedbackModal))
         await pilot.press("enter", "down", "enter", "ctrl+r")
-        await wait(pilot, lambda: "Refine (r) once the agent has finished." in notices(messages))
+        waiting = "Refine (ctrl+r) once the agent has finished."
+        await wait(pilot, lambda: waiting in notices(messages))
         assert screen.state.status == "running"
         await wait(pilot, lambda: bool(screen.state.feedback))
         hold.set()
         await wait(pilot, lambda: screen.state.status == "completed")
         assert screen.check_action("refine", ()) is True
+
+
+class ReviewHarness(App[None]):
+    """An app showing the review of `candidate` against `current`."""
+
+    def __init__(self, current: Artifact, candidate: Artifact, note: str) -> None:
+        super().__init__()
+        self.review = DiffScreen(current, candidate, note)
+
+    def on_mount(self) -> None:
+        self.push_screen(self.review)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)], ids=["80x24", "120x36"])
+def test_snapshot_review_of_an_improved_field(snap_compare: Any, size: tuple[int, int]) -> None:
+    code = 'def main(orders):\n    return [{"name": o["name"], "total": {total}} for o in orders]\n'
+    current = Artifact(name="code", content=code.replace("{total}", "None"), format="python")
+    candidate = Artifact(
+        name="code",
+        content=code.replace("{total}", 'o["price"]'),
+        format="python",
+        version=2,
+        origin="refinement attempt 1",
+        candidate=True,
+        changes=[
+            FieldChange(
+                field="total",
+                issue="wrong",
+                before=0.5,
+                after=1.0,
+                verdict="improved",
+                samples=[(None, 19.99), (100.0, 100.0)],
+            ),
+            FieldChange(field="name", before=1.0, after=1.0, verdict="not fixed"),
+        ],
+    )
+    note = "Fixed 0 fields; improved: total, 1 remaining: total (wrong)"
+    assert snap_compare(ReviewHarness(current, candidate, note), terminal_size=size)

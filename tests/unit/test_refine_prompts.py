@@ -121,6 +121,15 @@ def test_generic_prompt_is_the_base_with_run_notes() -> None:
     assert "HOW THE CODE RUNS:" in text and "`main(*args)`" in text
 
 
+def test_an_expression_over_the_items_fields_is_said_to_be_checked_per_item() -> None:
+    feedback = [FieldFeedback(field="total", issue="wrong", correct_expression="len(name) * 2")]
+    text = prompt("generic", {"args": []}, feedback=feedback)
+    assert (
+        "  Correct expression over the item's fields (each item's value must equal it, computed"
+        " on that item): len(name) * 2" in text
+    )
+
+
 def test_history_of_failed_attempts_is_named() -> None:
     history = ["attempt 1: the code failed: KeyError: 'q'", "attempt 2: refused: lowers name"]
     text = prompt("generic", {"args": []}, history=history)

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from tui_agent.analysis import analyze_output
-from tui_agent.analysis.resolution import FieldCheck, check_feedback, regressions
+from tui_agent.analysis.resolution import FieldCheck, check_feedback, judge, regressions
 from tui_agent.analysis.shapes import FeedbackExample, FieldFeedback
 
 
@@ -279,3 +279,119 @@ def test_a_candidate_keeps_each_fields_verdict_and_values_before_and_after() -> 
     assert [(c.field, c.verdict) for c in changes] == [("price", "fixed"), ("title", "worse")]
     assert changes[0].samples[:2] == [(None, "1"), (None, "2")]
     assert (changes[1].before, changes[1].after) == (1.0, 0.25)
+
+
+# -- a correct expression over the items' fields ----------------------------------------------
+
+ORDERS = [
+    {"qty": 1, "price": 100.0},
+    {"qty": 3, "price": 19.99},
+    {"qty": 1, "price": 120.0},
+    {"qty": 4, "price": 12.5},
+]
+
+
+def orders(totals: list[Any]) -> list[dict[str, Any]]:
+    return [{**order, "total": total} for order, total in zip(ORDERS, totals, strict=True)]
+
+
+def checked(feedback: FieldFeedback, before: list[Any], after: list[Any]) -> FieldCheck:
+    """check_feedback with the items before (as a refinement calls it)."""
+    return check_feedback(
+        feedback, analyze_output(before), analyze_output(after), after, before_items=before
+    )
+
+
+HALF = orders([100.0, None, 120.0, None])
+COMPUTED = orders([100.0, 3 * 19.99, 120.0, 50.0])
+
+
+def test_an_expression_is_computed_per_item_and_fixes_the_field() -> None:
+    feedback = FieldFeedback(field="total", issue="missing", correct_expression="qty * price")
+    result = checked(feedback, HALF, COMPUTED)
+    assert result.resolved and result.verdict == "fixed"
+    assert result.matched == (2, 4)
+    assert result.detail == "total (missing): 50% -> 100%, fixed"
+
+
+def test_the_same_value_given_as_text_is_not_fixed_but_improved_never_not_fixed() -> None:
+    literal = FieldFeedback(field="total", issue="missing", correct_value="qty * price")
+    result = checked(literal, HALF, COMPUTED)
+    assert not result.resolved and result.verdict == "improved"
+    assert result.detail == (
+        "total (missing): 50% -> 100%, improved: the correct value 'qty * price' does not appear"
+    )
+
+
+def test_items_that_do_not_hold_the_expression_are_counted_and_shown() -> None:
+    feedback = FieldFeedback(field="total", issue="wrong", correct_expression="qty * price")
+    result = checked(feedback, orders([1, 2, 3, 4]), orders([100.0, 59.97, 120.0, 12.5]))
+    assert not result.resolved and result.verdict == "improved"  # 0 -> 3 items agree
+    assert result.matched == (0, 3)
+    assert "1 of 4 items do not hold qty * price (e.g. item 4: 12.5, expected 50.0)" in (
+        result.detail
+    )
+
+
+def test_fewer_items_agreeing_is_worse_even_at_the_same_coverage() -> None:
+    feedback = FieldFeedback(field="total", issue="wrong", correct_expression="qty * price")
+    result = checked(feedback, COMPUTED, orders([100.0, 1.0, 1.0, 50.0]))
+    assert result.verdict == "worse" and result.matched == (4, 2)
+
+
+def test_items_it_cannot_be_computed_for_are_skipped_and_none_at_all_is_a_problem() -> None:
+    feedback = FieldFeedback(field="total", issue="missing", correct_expression="qty * price")
+    some = [*COMPUTED[:3], {"qty": None, "price": 1.0, "total": 7}]
+    assert checked(feedback, HALF, some).resolved
+    nothing = [{"qty": None, "price": 1.0, "total": 7}]
+    result = checked(feedback, [{"qty": None, "price": 1.0, "total": None}], nothing)
+    assert not result.resolved
+    assert "qty * price could not be computed for any item (TypeError" in result.detail
+
+
+def test_an_expression_over_other_names_is_guidance_only() -> None:
+    feedback = FieldFeedback(
+        field="total", issue="wrong", correct_expression="row['qty'] * row['price']"
+    )
+    result = checked(feedback, orders([1, 2, 3, 4]), orders([5, 6, 7, 8]))
+    assert result.verdict == "changed, not verified"  # nothing checkable: as with notes only
+    typo = FieldFeedback(field="total", issue="missing", correct_expression="qty * prcie")
+    assert checked(typo, HALF, COMPUTED).resolved  # coverage alone decides a missing field
+
+
+# -- the verdict: one rule --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("resolved", "verified", "before", "after", "matched", "verdict"),
+    [
+        (True, True, 0.5, 1.0, None, "fixed"),
+        (True, False, 1.0, 1.0, None, "changed, not verified"),
+        (False, True, 0.5, 1.0, None, "improved"),
+        (False, True, 0.5, 0.5, None, "not fixed"),
+        (False, True, 1.0, 0.5, None, "worse"),
+        (False, True, 0.5, 0.5, (1, 3), "improved"),
+        (False, True, 1.0, 0.5, (1, 3), "improved"),  # more items hold the wanted value
+        (False, True, 0.5, 1.0, (3, 1), "worse"),
+        (False, True, 0.5, 1.0, (2, 2), "improved"),  # agreement unchanged: coverage decides
+    ],
+)
+def test_judge(
+    resolved: bool,
+    verified: bool,
+    before: float,
+    after: float,
+    matched: tuple[int, int] | None,
+    verdict: str,
+) -> None:
+    assert judge(resolved, verified, before, after, matched) == verdict
+
+
+def test_a_missing_field_below_the_target_that_rose_is_improved() -> None:
+    result = check(
+        FieldFeedback(field="title", issue="missing"),
+        rows("title", [None] * 5),
+        rows("title", ["a", "b", None, None, None]),
+    )
+    assert result.verdict == "improved"
+    assert result.detail.startswith("title (missing): 0% -> 40%, improved: coverage 40%")

@@ -11,20 +11,28 @@ Rules, per issue (coverage is populated / items, 0..1, of the field in an analys
   values of a few items), never "fixed"; no change is not fixed.
 - partial: the coverage rises (or is complete) and the kinds are consistent.
 
-Evidence the user gave (examples, correct value, correct pattern) is checked for every issue.
-Values compare loosely: equal, equal as stripped text, or equal as numbers ("249" == 249.0).
+Evidence the user gave (examples, correct value, correct pattern, and a correct expression over
+the items' fields such as `qty * price`, computed per item) is checked for every issue. A
+correct expression that reads anything but the items' fields is guidance for the model only.
+Values compare loosely: equal, equal as stripped text, or equal as numbers ("249" == 249.0; a
+computed number also within a relative 1e-9).
+
+A check that is not resolved is never called "not fixed" when the field got better (`judge`):
+more items agree with the evidence, or (the agreement unchanged or unknown) the coverage rose.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from tui_agent.analysis.expression import ExpressionError, FieldExpression, field_expression
 from tui_agent.analysis.flatten import flatten_item, is_empty
-from tui_agent.analysis.shapes import FeedbackExample, FieldFeedback, OutputAnalysis
+from tui_agent.analysis.shapes import ChangeVerdict, FeedbackExample, FieldFeedback, OutputAnalysis
 
 SAMPLES = 3
 """Items whose before and after values an unverified change shows."""
@@ -54,18 +62,40 @@ class FieldCheck:
     """False when the field changed but nothing the user gave could confirm it is right."""
     samples: tuple[tuple[Any, Any], ...] = ()
     """(before, after) values of the first few items, for an unverified change."""
+    matched: tuple[int, int] | None = None
+    """How many items (values, examples) agreed with the user's evidence before and after;
+    None without evidence or without the items before."""
 
     @property
-    def verdict(self) -> str:
-        """ "fixed", "changed, not verified" or "not fixed"."""
-        if not self.resolved:
-            return "not fixed"
-        return "fixed" if self.verified else "changed, not verified"
+    def verdict(self) -> ChangeVerdict:
+        """The check's verdict (`judge`)."""
+        return judge(self.resolved, self.verified, self.before, self.after, self.matched)
 
     def samples_text(self, limit: int = SAMPLE_WIDTH) -> str:
         """ "'Kitchen' -> 'Northwind Goods', 'Home' -> 'Granite Works'": the before and after
         values of the samples, each cut to `limit` characters."""
         return ", ".join(f"{_cut(old, limit)} -> {_cut(new, limit)}" for old, new in self.samples)
+
+
+def judge(
+    resolved: bool,
+    verified: bool,
+    before: float,
+    after: float,
+    matched: tuple[int, int] | None = None,
+) -> ChangeVerdict:
+    """The one rule for a field's verdict.
+
+    Resolved: "fixed", or "changed, not verified" (nothing to verify it against). Else by the
+    agreement with the user's evidence (`matched`, before and after) when it moved, else by
+    the coverage: higher is "improved", lower "worse", no change "not fixed".
+    """
+    if resolved:
+        return "fixed" if verified else "changed, not verified"
+    was, now = (matched[0], matched[1]) if matched and matched[0] != matched[1] else (before, after)
+    if now > was:
+        return "improved"
+    return "worse" if now < was else "not fixed"
 
 
 def coverage(analysis: OutputAnalysis | None, field: str) -> Fraction:
@@ -93,11 +123,15 @@ def check_feedback(
     before_items: list[Any] | None = None,
 ) -> FieldCheck:
     """Whether `feedback` is resolved by the output `items` (analysed as `after`);
-    `before_items` (the output before) give an unverified change its sample values."""
+    `before_items` (the output before) give an unverified change its sample values and the
+    agreement with the evidence before."""
     name = feedback.field
     was, now = coverage(before, name), coverage(after, name)
-    values = _field_values(items, name)
-    problems = _evidence_problems(feedback, items, values)
+    records = _records(items)
+    earlier = _records(before_items) if before_items is not None else None
+    expression = evidence_expression(feedback, records + (earlier or []))
+    evidence = _Evidence(feedback, expression)
+    problems = evidence.problems(records)
     if feedback.issue == "missing":
         if now < Fraction(target_coverage).limit_denominator(10_000):
             problems.insert(
@@ -111,7 +145,7 @@ def check_feedback(
         if now < was:
             problems.insert(0, f"coverage fell ({percent(was)} -> {percent(now)})")
         problems.extend(_mixed(after, name))
-        if not _has_evidence(feedback) and not problems:
+        if not evidence.given and not problems:
             if not _changed(before, after, name, before_items, items):
                 problems.append("its values did not change")
             else:
@@ -122,9 +156,26 @@ def check_feedback(
                 return FieldCheck(
                     name, feedback.issue, True, float(was), float(now), detail, False, samples
                 )
+    matched = None
+    if evidence.given and earlier is not None:
+        matched = (evidence.agreeing(earlier), evidence.agreeing(records))
+    verdict = judge(not problems, True, float(was), float(now), matched)
     head = f"{name} ({feedback.issue}): {percent(was)} -> {percent(now)}"
-    detail = f"{head}, fixed" if not problems else f"{head}, not fixed: {'; '.join(problems)}"
-    return FieldCheck(name, feedback.issue, not problems, float(was), float(now), detail)
+    detail = f"{head}, {verdict}" + (f": {'; '.join(problems)}" if problems else "")
+    return FieldCheck(
+        name, feedback.issue, not problems, float(was), float(now), detail, matched=matched
+    )
+
+
+def evidence_expression(
+    feedback: FieldFeedback, records: Iterable[dict[str, Any]]
+) -> FieldExpression | None:
+    """The feedback's correct expression when it reads only fields of `records` (flattened
+    items), so it can be computed per item; None when there is none or it is guidance only."""
+    if not feedback.correct_expression:
+        return None
+    fields = {name for record in records for name in record}
+    return field_expression(feedback.correct_expression, fields)
 
 
 def regressions(
@@ -141,26 +192,116 @@ def regressions(
     ]
 
 
+def _records(items: list[Any]) -> list[dict[str, Any]]:
+    return [flatten_item(item) for item in items if isinstance(item, dict)]
+
+
 def _field_values(items: list[Any], name: str) -> list[Any]:
-    return [flatten_item(item).get(name) for item in items if isinstance(item, dict)]
+    return [record.get(name) for record in _records(items)]
 
 
-def _has_evidence(feedback: FieldFeedback) -> bool:
-    return bool(feedback.examples or feedback.correct_value or feedback.correct_pattern)
+class _Evidence:
+    """What the user gave to check a field against: examples, a correct value, a correct
+    pattern, a correct expression over the items' fields."""
+
+    def __init__(self, feedback: FieldFeedback, expression: FieldExpression | None) -> None:
+        self.feedback = feedback
+        self.expression = expression
+        self.given = bool(
+            feedback.examples or feedback.correct_value or feedback.correct_pattern or expression
+        )
+
+    def problems(self, records: list[dict[str, Any]]) -> list[str]:
+        """What the evidence says is still wrong in `records`."""
+        feedback, name = self.feedback, self.feedback.field
+        values = [record.get(name) for record in records]
+        problems = [
+            _missing_example(example)
+            for example in feedback.examples
+            if not _example_holds(example, name, records, values)
+        ]
+        if feedback.correct_value and not any(_same(v, feedback.correct_value) for v in values):
+            problems.append(f"the correct value {feedback.correct_value!r} does not appear")
+        if feedback.correct_pattern:
+            problems.extend(_pattern_problems(feedback.correct_pattern, values))
+        if self.expression is not None:
+            problems.extend(_expression_problems(self.expression, name, records))
+        return problems
+
+    def agreeing(self, records: list[dict[str, Any]]) -> int:
+        """How many examples, values and items of `records` agree with the evidence."""
+        feedback, name = self.feedback, self.feedback.field
+        values = [record.get(name) for record in records]
+        count = sum(_example_holds(e, name, records, values) for e in feedback.examples)
+        if feedback.correct_value:
+            count += sum(_same(v, feedback.correct_value) for v in values)
+        if feedback.correct_pattern:
+            count += len(_pattern_matches(feedback.correct_pattern, values))
+        if self.expression is not None:
+            count += sum(_holds(self.expression, name, record) is True for record in records)
+        return count
 
 
-def _evidence_problems(feedback: FieldFeedback, items: list[Any], values: list[Any]) -> list[str]:
-    """What the user's examples, correct value and correct pattern say is still wrong."""
-    problems = [
-        _missing_example(example)
-        for example in feedback.examples
-        if not _example_holds(example, feedback.field, items, values)
-    ]
-    if feedback.correct_value and not any(_same(v, feedback.correct_value) for v in values):
-        problems.append(f"the correct value {feedback.correct_value!r} does not appear")
-    if feedback.correct_pattern:
-        problems.extend(_pattern_problems(feedback.correct_pattern, values))
-    return problems
+def _holds(expression: FieldExpression, name: str, record: dict[str, Any]) -> bool | None:
+    """Whether the item's value of `name` is what `expression` computes for it (None when it
+    cannot be computed for the item)."""
+    try:
+        wanted = expression.evaluate(record)
+    except ExpressionError:
+        return None
+    return _equal(record.get(name), wanted)
+
+
+def _expression_problems(
+    expression: FieldExpression, name: str, records: list[dict[str, Any]]
+) -> list[str]:
+    wrong: list[tuple[int, dict[str, Any]]] = []
+    computed, why = 0, ""
+    for index, record in enumerate(records):
+        holds = _holds(expression, name, record)
+        if holds is None:
+            why = why or _failure(expression, record)
+            continue
+        computed += 1
+        if not holds:
+            wrong.append((index, record))
+    if not computed:
+        return [f"{expression.text} could not be computed for any item ({why})"]
+    if not wrong:
+        return []
+    index, record = wrong[0]
+    example = f"item {index + 1}: {record.get(name)!r}, expected {expression.evaluate(record)!r}"
+    return [f"{len(wrong)} of {computed} items do not hold {expression.text} (e.g. {example})"]
+
+
+def _failure(expression: FieldExpression, record: dict[str, Any]) -> str:
+    try:
+        expression.evaluate(record)
+    except ExpressionError as exc:
+        return str(exc)
+    return ""
+
+
+def _equal(value: Any, wanted: Any) -> bool:
+    """`_same`, and numbers within a relative 1e-9 (a computed 59.970000000000006 is 59.97)."""
+    if _same(value, wanted):
+        return True
+    numbers = [_as_number(v) for v in (value, wanted)]
+    if None in numbers:
+        return False
+    a, b = numbers
+    assert a is not None and b is not None
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+
+
+def _as_number(value: Any) -> float | None:
+    if isinstance(value, bool) or is_empty(value):
+        return None
+    try:
+        number = float(str(value).strip()) if isinstance(value, str) else float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return number if math.isfinite(number) else None
 
 
 def _missing_example(example: FeedbackExample) -> str:
@@ -169,20 +310,28 @@ def _missing_example(example: FeedbackExample) -> str:
 
 
 def _example_holds(
-    example: FeedbackExample, name: str, items: list[Any], values: list[Any]
+    example: FeedbackExample, name: str, records: list[dict[str, Any]], values: list[Any]
 ) -> bool:
-    """The expected output appears in the items holding the example's input (if any do),
-    else anywhere in the field."""
+    """The expected output appears in the items (flattened) holding the example's input (if
+    any do), else anywhere in the field."""
     if not is_empty(example.input):
-        flat = [flatten_item(item) for item in items if isinstance(item, dict)]
         holders = [
             record
-            for record in flat
+            for record in records
             if any(_same(v, example.input) for key, v in record.items() if key != name)
         ]
         if holders:
             return any(_same(record.get(name), example.expected_output) for record in holders)
     return any(_same(value, example.expected_output) for value in values)
+
+
+def _pattern_matches(pattern: str, values: list[Any]) -> list[Any]:
+    """The populated values fully matching `pattern` (none when it does not compile)."""
+    try:
+        compiled = re.compile(pattern)
+    except re.error:
+        return []
+    return [v for v in values if not is_empty(v) and compiled.fullmatch(str(v).strip())]
 
 
 def _pattern_problems(pattern: str, values: list[Any]) -> list[str]:

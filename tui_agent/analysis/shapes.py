@@ -10,6 +10,8 @@ FieldType = Literal["string", "number", "boolean", "url", "date"]
 OutputType = Literal["array", "object", "primitive"]
 FeedbackIssue = Literal["missing", "wrong", "partial", "format"]
 AgentType = Literal["scraper", "transformer", "analyzer", "api-client", "generic"]
+ChangeVerdict = Literal["fixed", "improved", "changed, not verified", "worse", "not fixed"]
+"""A refined version's verdict on one field of the feedback (`resolution.judge` decides)."""
 
 FEEDBACK_ISSUE_LABELS: dict[str, str] = {
     "missing": "No data extracted",
@@ -68,6 +70,8 @@ class FieldFeedback(BaseModel):
     correct_value: str | None = None
     correct_selector: str | None = None
     correct_expression: str | None = None
+    """Logic or an expression; one over the items' fields (`qty * price`) is computed per item
+    and checked."""
     correct_pattern: str | None = None
     """A regular expression every populated value must fully match (checked)."""
     value_description: str | None = None

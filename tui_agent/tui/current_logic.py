@@ -2,6 +2,9 @@
 
 The version in use is the session's current "recipe" artifact when it has one, else the recipe
 in the test context; else the code in force (`code_in_force`: the one refinement rewrites).
+When no line of that code gives the field a value (it returns records an earlier step of a
+CodeAct session built), the latest earlier step's code that does is shown, headed by its step;
+else the lines of the code in force that read the field.
 """
 
 from __future__ import annotations
@@ -27,7 +30,17 @@ def current_logic(state: SessionState, field: str) -> str | None:
     if document is not None:
         return recipe_binding(document, field)
     in_force = code_in_force(state)
-    return field_logic(in_force.code, field) if in_force else None
+    if in_force is None:
+        return None
+    found = field_logic(in_force.code, field, reads=False)
+    if found is not None:
+        return found
+    for index in sorted((i for i in state.steps if i < in_force.step), reverse=True):
+        code = state.steps[index].code
+        earlier = field_logic(code, field, reads=False) if code else None
+        if earlier is not None:
+            return f"step {index}:\n{earlier}"
+    return field_logic(in_force.code, field)
 
 
 def recipe_binding(document: dict[str, Any], field: str) -> str | None:

@@ -20,7 +20,6 @@ from tui_agent.analysis.shapes import FieldFeedback, OutputAnalysis
 from tui_agent.events import (
     Artifact,
     ArtifactFormat,
-    ChangeVerdict,
     Event,
     FieldChange,
     RefinementProgress,
@@ -213,23 +212,22 @@ def progress_message(
 
 
 def outcome_message(
-    fixed: Sequence[str], remaining: Sequence[FieldFeedback], unverified: Sequence[str] = ()
+    fixed: Sequence[str],
+    remaining: Sequence[FieldFeedback],
+    unverified: Sequence[str] = (),
+    improved: Sequence[str] = (),
 ) -> str:
     """The last progress line: "Fixed 2 fields", "Fixed 1 field, 1 remaining: price (wrong)",
-    "Fixed 0 fields; changed, not verified: name" (check its values in the review)."""
+    "Fixed 0 fields; changed, not verified: name" (check its values in the review),
+    "Fixed 0 fields; improved: total, 1 remaining: total (missing)"."""
     message = f"Fixed {plural(len(fixed), 'field')}"
     if unverified:
         message += f"; changed, not verified: {', '.join(unverified)}"
+    if improved:
+        message += f"; improved: {', '.join(improved)}"
     if remaining:
         message += f", {len(remaining)} remaining: {named_feedback(remaining)}"
     return message
-
-
-def change_verdict(check: FieldCheck) -> ChangeVerdict:
-    """fixed, changed (not verified), worse (its coverage went down) or not fixed."""
-    if check.resolved:
-        return "fixed" if check.verified else "changed, not verified"
-    return "worse" if check.after < check.before else "not fixed"
 
 
 def field_changes(
@@ -243,7 +241,7 @@ def field_changes(
             issue=check.issue,
             before=float(check.before),
             after=float(check.after),
-            verdict=change_verdict(check),
+            verdict=check.verdict,
             samples=list(check.samples or value_samples(before_items, after_items, check.field)),
         )
         for check in checks
@@ -251,15 +249,16 @@ def field_changes(
 
 
 def version_summary(checks: Sequence[FieldCheck]) -> str:
-    """ "title 0% -> 100% (fixed); price 100% -> 100%" for a candidate artifact; a change
-    nothing could verify shows a few items' values before and after:
+    """ "title 0% -> 100% (fixed); total 20% -> 60% (improved); price 100% -> 100%" for a
+    candidate artifact (the verdict of each field but "not fixed"); a change nothing could
+    verify shows a few items' values before and after:
     "category 100% -> 100% (changed, not verified: 'Kitchen' -> 'Northwind Goods', ...)"."""
     parts = []
     for c in checks:
         part = f"{c.field} {percent(c.before)} -> {percent(c.after)}"
         if c.resolved and not c.verified and c.samples:
             part += f" ({c.verdict}: {c.samples_text().replace(';', ',')})"
-        elif c.resolved:
+        elif c.verdict != "not fixed":
             part += f" ({c.verdict})"
         parts.append(part)
     return "; ".join(parts)

@@ -5,8 +5,10 @@ type, narrowed to the feedback still unresolved, with what went wrong before), s
 thought and code into the pane on a new step, runs the code in the sandbox with the session's
 test context, analyses the output and checks every feedback item (`check_feedback`). An
 attempt is accepted as the new best when it fixes more than the best so far, un-fixes nothing
-and lowers no other field's coverage (`regressions`); a refused one is logged as a warning
-and named in the next prompt. The best attempt becomes the candidate Artifact.
+and lowers no other field's coverage (`regressions`), or fixes as many and gets a field closer
+(more items agree with the user's evidence, or a higher coverage: "improved"); a refused one is
+logged as a warning and named in the next prompt. The best attempt becomes the candidate
+Artifact.
 """
 
 from __future__ import annotations
@@ -78,6 +80,21 @@ class _Version:
         return self._fields(
             lambda checks: all(c.resolved for c in checks) and not all(c.verified for c in checks)
         )
+
+    @property
+    def improved(self) -> list[str]:
+        """The fields it left unresolved but better than before."""
+        return self._fields(lambda checks: any(c.verdict == "improved" for c in checks))
+
+    def score(self, baseline: bool = False) -> tuple[int, int, float]:
+        """How far it got, to compare versions: feedback items resolved, then items agreeing
+        with the evidence, then the checked fields' coverage. `baseline`: the same for the
+        version its checks compared against (the original)."""
+        side = 0 if baseline else 1
+        resolved = 0 if baseline else len(self.resolved)
+        agreeing = sum(c.matched[side] for c in self.checks if c.matched)
+        covered = sum(c.before if baseline else c.after for c in self.checks)
+        return resolved, agreeing, covered
 
     def _fields(self, test: Callable[[list[FieldCheck]], bool]) -> list[str]:
         by_field: dict[str, list[FieldCheck]] = {}
@@ -182,7 +199,7 @@ class CodeRefinement(Refinement):
                 best.code, best.attempt, best.checks, self.baseline.items, best.items
             )
             events.append(candidate)
-        message = outcome_message(best.fixed, remaining, best.unverified)
+        message = outcome_message(best.fixed, remaining, best.unverified, best.improved)
         if self.error or self.stalled:
             message = f"Stopped ({self.error or self.stalled}). {message}"
         elif not best.attempt:
@@ -295,14 +312,23 @@ class CodeRefinement(Refinement):
         if refusal:
             self._failed(attempt, f"refused: {refusal}; keep those fields as they were")
             yield Log(level="warning", message=f"attempt {attempt} refused: {refusal}")
-        elif len(tried.resolved) > len(self.best.resolved):
+        elif tried.score() > self._best_score(tried):
             self.best = tried
             done = f"{len(tried.resolved)} of {len(self.feedback)} feedback items resolved"
+            if tried.improved:
+                done += f", improved: {', '.join(tried.improved)}"
             yield Log(message=f"attempt {attempt} is the best so far ({done})")
         else:
             unresolved = "; ".join(c.detail for c in tried.checks if not c.resolved)
             self._failed(attempt, f"fixed nothing new: {unresolved}")
             yield Log(message=f"attempt {attempt} fixed nothing new")
+
+    def _best_score(self, tried: _Version) -> tuple[int, int, float]:
+        """The score `tried` must beat: the best attempt's, or the original's (as `tried`'s
+        checks saw it)."""
+        if self.best.checks:
+            return self.best.score()
+        return tried.score(baseline=True)
 
     def _refusal(self, tried: _Version) -> str | None:
         """Why `tried` may not replace the best version: lost items, lowered or un-fixed

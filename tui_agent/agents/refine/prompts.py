@@ -16,6 +16,7 @@ from typing import Any
 
 from tui_agent.analysis.flatten import flatten_item, is_empty
 from tui_agent.analysis.logic import field_logic
+from tui_agent.analysis.resolution import evidence_expression
 from tui_agent.analysis.shapes import FEEDBACK_ISSUE_LABELS, FieldFeedback, OutputAnalysis
 from tui_agent.llm import JSON_FORM, Message, ReplyForm, ReplyFormName
 
@@ -23,6 +24,10 @@ SAMPLE_ITEMS = 5
 VALUE_LIMIT = 120
 HTML_LIMIT = 12_000
 CONTEXT_LIMIT = 4_000
+CHECKED_EXPRESSION = (
+    "Correct expression over the item's fields (each item's value must equal it, computed on "
+    "that item)"
+)
 _NOISE = re.compile(r"<(script|style|svg|noscript)\b.*?</\1\s*>|<!--.*?-->", re.DOTALL | re.I)
 
 SYSTEM_PROMPT = """\
@@ -157,10 +162,12 @@ def _feedback_lines(feedback: FieldFeedback, code: str, items: list[Any]) -> lis
     lines.append("  Current logic:" if logic else "  Current logic: (no line of the code names it)")
     if logic:
         lines += [f"    {line}" for line in logic.splitlines()]
+    records = [flatten_item(item) for item in items if isinstance(item, dict)]
+    checked = evidence_expression(feedback, records) is not None
     given = [
         ("Notes", feedback.notes),
         ("Correct selector", feedback.correct_selector),
-        ("Correct expression", feedback.correct_expression),
+        (CHECKED_EXPRESSION if checked else "Correct expression", feedback.correct_expression),
         ("Correct value", feedback.correct_value),
         ("Correct pattern (every value must fully match)", feedback.correct_pattern),
         ("What the values should look like", feedback.value_description),

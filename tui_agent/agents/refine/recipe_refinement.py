@@ -196,13 +196,15 @@ class RecipeRefinement(Refinement):
         finally:
             await browser.close()
         candidate = None
+        improved: list[str] = []
         if best.analysis is not None:
             checks = [self._check(f, best.analysis, best.items) for f in self.feedback]
+            improved = [c.field for c in checks if c.verdict == "improved"]
             candidate = self.candidate(
                 _dump(best.document), best.attempt, checks, self.before_items, best.items
             )
             yield candidate
-        message = outcome_message(fixed, remaining, unverified)
+        message = outcome_message(fixed, remaining, unverified, improved)
         message += f" ({error})" if error else ""
         yield self.progress(attempt, message, fixed, remaining, unverified)
         self.outcome = RefinementOutcome(
@@ -403,7 +405,9 @@ class RecipeRefinement(Refinement):
         gained = [
             c
             for c in checks
-            if c.resolved or coverage(analysis, c.field) > coverage(baseline, c.field)
+            if c.resolved
+            or coverage(analysis, c.field) > coverage(baseline, c.field)
+            or (best.analysis is None and c.verdict == "improved")
         ]
         if not gained:
             yield Log(level="info", message=f"attempt {attempt} not kept: it improved no field")

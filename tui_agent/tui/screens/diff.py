@@ -1,7 +1,7 @@
-"""The decision on a candidate version: per field the check's verdict (fixed, changed but not
-verified, worse, not fixed) with coverage and a few values before -> after, the diff against
-the version in use (unified under SPLIT_WIDTH columns, side by side from there; `s`
-switches), and accept / reject / later.
+"""The decision on a candidate version: per field the check's verdict (fixed, improved, changed
+but not verified, worse, not fixed: `judge`, the one rule) with coverage and a few values
+before -> after, the diff against the version in use (unified under SPLIT_WIDTH columns, side
+by side from there; `s` switches), and accept / reject / later.
 
 Rejecting asks for an optional one-line reason first (Enter rejects, Escape goes back to the
 diff). Dismissed with a `Decision`, or None (decide later: Escape).
@@ -24,7 +24,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Static
 
 from tui_agent.analysis import is_empty
-from tui_agent.events import Artifact, ChangeVerdict, FieldChange, RefinementProgress
+from tui_agent.analysis.resolution import judge
+from tui_agent.analysis.shapes import ChangeVerdict
+from tui_agent.events import Artifact, FieldChange, RefinementProgress
 from tui_agent.formatting import artifact_text
 from tui_agent.session import SessionState
 from tui_agent.tui.paths import styles_dir
@@ -45,6 +47,7 @@ VALUE_CHARS = 40
 """Characters of a value shown before -> after; longer ones are cut."""
 VERDICTS: dict[str, tuple[str, str]] = {
     "fixed": ("✓", "$text-success"),
+    "improved": ("↑", "$text-primary"),
     "changed, not verified": ("?", "$text-warning"),
     "worse": ("✗", "$text-error"),
     "not fixed": ("·", "$text-muted"),
@@ -65,9 +68,10 @@ def shown_value(value: Any) -> str:
 
 def changes_from_summary(summary: str) -> list[FieldChange]:
     """The per-field verdicts of a candidate recorded before they were kept as `changes`
-    (read from its summary: "price 0% -> 100% (fixed); title 100% -> 100%"); the values a
-    summary quotes after the verdict ("changed, not verified: 'a' -> 'b', …") are kept as
-    one sample of text."""
+    (read from its summary: "price 0% -> 100% (fixed); title 100% -> 100%"; a field without
+    a verdict was not resolved, so `judge` names it by its coverage); the values a summary
+    quotes after the verdict ("changed, not verified: 'a' -> 'b', …") are kept as one sample
+    of text."""
     changes = []
     for segment in filter(None, (s.strip() for s in summary.split(";"))):
         match = _SEGMENT.match(segment)
@@ -76,7 +80,7 @@ def changes_from_summary(summary: str) -> list[FieldChange]:
         before, after = int(match["before"]) / 100, int(match["after"]) / 100
         verdict, _, quoted = (match["verdict"] or "").partition(": ")
         if verdict not in VERDICTS:
-            verdict = "worse" if after < before else "not fixed"
+            verdict = judge(False, True, before, after)
         samples = [(QUOTED, quoted)] if quoted else []
         changes.append(
             FieldChange(
@@ -94,13 +98,22 @@ QUOTED = "\0quoted"
 """Marks a sample that is the summary's own text of the values (older candidates)."""
 
 
+def rejudged(change: FieldChange) -> FieldChange:
+    """`change` with a recorded "not fixed" whose coverage moved named by `judge` (versions
+    recorded before "improved" called a higher coverage "not fixed")."""
+    if change.verdict != "not fixed":
+        return change
+    verdict: ChangeVerdict = judge(False, True, change.before, change.after)
+    return change if verdict == change.verdict else change.model_copy(update={"verdict": verdict})
+
+
 def review_content(candidate: Artifact, note: str) -> Content:
     """Per field of the feedback: the verdict, coverage before -> after and a few values
     before -> after; then the refinement's last word (`note`)."""
     changes = candidate.changes or changes_from_summary(candidate.summary)
     lines: list[Content] = []
     width = max((len(c.field) for c in changes), default=0)
-    for change in changes:
+    for change in map(rejudged, changes):
         mark, style = VERDICTS[change.verdict]
         coverage = f"{round(change.before * 100)}% → {round(change.after * 100)}%"
         lines.append(
@@ -148,11 +161,12 @@ class DiffScreen(ModalScreen[Decision | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
-            "a",
+            "ctrl+y",
             "accept",
             "Accept",
             id="diff.accept",
-            tooltip="Make the candidate the version in use and re-run it",
+            tooltip="Make the candidate the version in use and re-run it (a ctrl key: it runs)",
+            priority=True,
         ),
         Binding(
             "x",

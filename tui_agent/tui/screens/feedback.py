@@ -4,22 +4,36 @@ It shows the field's coverage, type and current logic, asks what is wrong (the i
 one required answer), offers the inputs that fit the agent type, guidance notes and expected
 examples, and is dismissed with a `FeedbackResult` (or None on Escape): keep it and pick
 another field, submit everything collected, or submit and start refining at once.
+
+A correct value typed as an expression over the item's fields (`qty * price`) is offered as
+one: the "Expression" box under it is ticked, says what it computes for the first item, and
+the value is recorded as the correct expression (checked per item); unticked, it is the
+literal text.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar, cast
+from typing import Any, ClassVar, cast
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, HorizontalGroup, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Input, Label, Select, Static, TextArea
+from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Static, TextArea
 
+from tui_agent.analysis.expression import (
+    ExpressionError,
+    FieldExpression,
+    dotted_name,
+    first_value,
+    parse_expression,
+)
+from tui_agent.analysis.flatten import flatten_item
 from tui_agent.analysis.shapes import (
     FEEDBACK_ISSUE_LABELS,
     FeedbackIssue,
@@ -95,7 +109,13 @@ AGENT_INPUTS: dict[str, tuple[AgentInput, ...]] = {
         ),
         AgentInput("response_mapping", "Response mapping", "data.items[].price", True),
     ),
-    "generic": (AgentInput("correct_value", "Correct value", "What the field should hold"),),
+    "generic": (
+        AgentInput(
+            "correct_value",
+            "Correct value",
+            "A value, or an expression of the fields such as qty * price",
+        ),
+    ),
 }
 """The inputs each agent type asks for; any other agent type gets the generic one."""
 
@@ -119,6 +139,49 @@ def pattern_error(text: str) -> str | None:
 def _cleaned(text: str) -> str | None:
     """Text without surrounding blanks, or None when nothing is left."""
     return text.strip() or None
+
+
+FIELDS_FROM = 200
+"""Items whose fields an expression may read (the first ones: records share their fields)."""
+SHOWN_CHARS = 40
+"""Characters of a computed value shown under the correct value."""
+
+
+def item_records(items: Sequence[Any]) -> list[dict[str, Any]]:
+    """The first FIELDS_FROM items, flattened (the records an expression reads)."""
+    return [flatten_item(item) for item in items[:FIELDS_FROM] if isinstance(item, dict)]
+
+
+def expression_in(text: str, fields: set[str]) -> FieldExpression | None:
+    """`text` as an expression that reads a field or computes (`qty * price`, `round(prcie)`),
+    or None: a literal (`9.99`, `"EUR"`), a word that names no field (`EUR`), plain words,
+    anything not allowed."""
+    try:
+        expression = parse_expression(text)
+    except ExpressionError:
+        return None
+    if expression.is_literal or (dotted_name(expression.tree) and expression.unknown(fields)):
+        return None
+    return expression
+
+
+def value_kind_note(
+    text: str, expression: FieldExpression, records: list[dict[str, Any]], as_expression: bool
+) -> str:
+    """What the correct value will be checked as, under the "Expression" box."""
+    if not as_expression:
+        return f"checked as the text {text.strip()!r}"
+    unknown = expression.unknown({name for record in records for name in record})
+    if unknown:
+        return f"no field {', '.join(unknown)}: told to the model, not checked"
+    computed = f"computed per item from {', '.join(expression.names)}"
+    found = first_value(expression, records)
+    if found is None:
+        return computed
+    index, value = found
+    shown = repr(value)
+    shown = shown if len(shown) <= SHOWN_CHARS else shown[: SHOWN_CHARS - 1] + "…"
+    return f"{computed} (item {index + 1}: {shown})"
 
 
 class FeedbackModal(ModalScreen[FeedbackResult | None]):
@@ -170,13 +233,23 @@ class FeedbackModal(ModalScreen[FeedbackResult | None]):
     ]
 
     def __init__(
-        self, field: FieldDefinition, total: int, agent_type: str, current_logic: str | None
+        self,
+        field: FieldDefinition,
+        total: int,
+        agent_type: str,
+        current_logic: str | None,
+        items: Sequence[Any] = (),
     ) -> None:
         super().__init__()
         self.field = field
         self.total = total
         self.agent_type = agent_type
         self.current_logic = current_logic
+        self.records = item_records(items)
+        """The items (flattened) a correct value typed as an expression is computed on."""
+        self.item_fields = {name for record in self.records for name in record}
+        self.kind_chosen = False
+        """Whether the user ticked or unticked "Expression" (then typing no longer does)."""
 
     def compose(self) -> ComposeResult:
         field = self.field
@@ -201,6 +274,8 @@ class FeedbackModal(ModalScreen[FeedbackResult | None]):
                         yield Input(id=widget_id, placeholder=entry.placeholder, compact=True)
                     if entry.hint:
                         yield Label(entry.hint, classes="hint")
+                    if entry.attribute == "correct_value":
+                        yield from self._compose_value_kind()
                     if entry.attribute == "correct_pattern":
                         yield Label("", id="pattern-error", classes="field-error")
                 yield Label("Guidance notes", classes="question")
@@ -238,6 +313,18 @@ class FeedbackModal(ModalScreen[FeedbackResult | None]):
             classes="" if logic else "-auto",
         )
 
+    def _compose_value_kind(self) -> ComposeResult:
+        """The "Expression" box and its note, shown once the value reads like an expression."""
+        with HorizontalGroup(id="value-kind-row") as row:
+            row.display = False
+            yield Checkbox(
+                "Expression",
+                id="value-is-expression",
+                compact=True,
+                tooltip="Ticked: computed from each item's fields and checked per item",
+            )
+            yield Label("", id="value-kind", classes="hint")
+
     def _type_text(self) -> str:
         field = self.field
         if not field.mixed:
@@ -257,6 +344,8 @@ class FeedbackModal(ModalScreen[FeedbackResult | None]):
             answers[entry.attribute] = _cleaned(
                 widget.text if isinstance(widget, TextArea) else widget.value
             )
+        if self.value_is_expression():
+            answers["correct_expression"] = answers.pop("correct_value")
         return FieldFeedback(
             field=self.field.name,
             issue=cast(FeedbackIssue, issue),
@@ -264,6 +353,13 @@ class FeedbackModal(ModalScreen[FeedbackResult | None]):
             examples=self.query_one(ExamplesEditor).to_model(),
             **answers,
         )
+
+    def value_is_expression(self) -> bool:
+        """Whether the correct value is taken as an expression ("Expression" shown, ticked)."""
+        rows = self.query("#value-kind-row")
+        if not rows or not rows.first().display:
+            return False
+        return self.query_one("#value-is-expression", Checkbox).value
 
     def action_finish(self, submit: bool, refine: bool = False) -> None:
         """Dismiss with the feedback, or point at the issue if none is picked yet."""
@@ -295,6 +391,31 @@ class FeedbackModal(ModalScreen[FeedbackResult | None]):
         label.update(Content(error or ""))
         label.display = error is not None
         event.input.set_class(error is not None, "-invalid")
+
+    @on(Input.Changed, "#correct-value")
+    def _value_typed(self, event: Input.Changed) -> None:
+        """Offer an expression over the item's fields as one (unless the user chose)."""
+        expression = expression_in(event.value, self.item_fields)
+        self.query_one("#value-kind-row").display = expression is not None
+        if expression is None:
+            return
+        box = self.query_one("#value-is-expression", Checkbox)
+        if not self.kind_chosen:
+            with box.prevent(Checkbox.Changed):
+                box.value = not expression.unknown(self.item_fields)
+        self._show_value_kind(expression, box.value)
+
+    @on(Checkbox.Changed, "#value-is-expression")
+    def _kind_chosen(self, event: Checkbox.Changed) -> None:
+        self.kind_chosen = True
+        expression = expression_in(self.query_one("#correct-value", Input).value, self.item_fields)
+        if expression is not None:
+            self._show_value_kind(expression, event.value)
+
+    def _show_value_kind(self, expression: FieldExpression, as_expression: bool) -> None:
+        text = self.query_one("#correct-value", Input).value
+        note = value_kind_note(text, expression, self.records, as_expression)
+        self.query_one("#value-kind", Label).update(Content(note))
 
     @on(Button.Pressed, "#submit")
     def _submit_pressed(self) -> None:
