@@ -430,7 +430,10 @@ async def test_the_tui_asks_in_a_dialog_and_runs_nothing_when_cancelled(
         assert await state() == before and not ran(tmp_path, token)
 
         await review_and_accept(pilot, app)
-        await pilot.press("y")
+        await pilot.press("y", "e", "s")  # typing runs nothing: only ctrl+y does
+        await pilot.pause(0.5)
+        assert isinstance(app.screen, ImportedRunModal) and not ran(tmp_path, token)
+        await pilot.press("ctrl+y")
         await until(pilot, lambda: ran(tmp_path, token), 240.0)
         await until(pilot, lambda: screen.state.current_versions == {"code": 2}, 240.0)
         await until(pilot, lambda: "interfaces" in screen.state.items[0], 240.0)

@@ -298,13 +298,13 @@ async def test_output_shows_while_the_code_runs_and_escape_cancels_once_confirme
 
 
 async def approval_modal(pilot: Pilot[Any], step: int) -> ApprovalModal:
-    """The approval modal of `step`, once it is mounted (its Run button has the focus)."""
+    """The approval modal of `step`, once it is mounted (its editor has the focus)."""
 
     def shown() -> bool:
         screen = pilot.app.screen
         if not (isinstance(screen, ApprovalModal) and screen.step == step):
             return False
-        return screen.focused is not None and screen.focused.id == "run"  # not the first focus
+        return screen.focused is not None and screen.focused.id == "approval-code"
 
     await wait_until(pilot, shown, timeout=60)
     modal = pilot.app.screen

@@ -1,9 +1,11 @@
-"""Snapshots of the home, new-session form, session (a scrape run, its items grouped) and
-review screens at 80x24 and 120x36: what a new user sees on a small and a usual terminal."""
+"""Snapshots of the home, new-session form, session (a scrape run, its items grouped), review,
+approval, imported-run, restore-failed and plan screens at 80x24 and 120x36: what a new user
+sees on a small and a usual terminal."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -11,8 +13,11 @@ import pytest
 from artifact_factory import refinement_of_price, scrape_started, scrape_with_artifacts
 from session_factory import at_fixed_times, fixed_sessions, store_events, wait_until
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widgets import Static
 
+from tui_agent.agents.refine.run_settings import RunPlan
+from tui_agent.agents.step_loop.resume import RestoreRun
 from tui_agent.analysis import analyze_output
 from tui_agent.config import Settings
 from tui_agent.events import (
@@ -27,10 +32,15 @@ from tui_agent.events import (
     ToolResult,
 )
 from tui_agent.tui.app import TuiAgentApp
+from tui_agent.tui.screens.approval import ApprovalModal
+from tui_agent.tui.screens.continue_flow import RestoreFailedModal
 from tui_agent.tui.screens.diff import DiffScreen
 from tui_agent.tui.screens.home import HomeScreen
+from tui_agent.tui.screens.imported_run import ImportedRunModal
 from tui_agent.tui.screens.new_session import NewSessionModal
+from tui_agent.tui.screens.pinned import PinnedScreen
 from tui_agent.tui.screens.session import SessionScreen
+from tui_agent.tui.widgets.sessions_table import SessionsTable
 
 pytestmark = pytest.mark.usefixtures("utc")
 SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 36)], ids=["80x24", "120x36"])
@@ -177,6 +187,72 @@ def test_review(snap_compare: Any, refined: Path, size: tuple[int, int]) -> None
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=size, run_before=reviewing)
+
+
+LONG_CODE = "\n".join(
+    f"total_{n} = sum(row['qty'] * row['price'] for row in rows)  # line {n}" for n in range(30)
+)
+"""Code longer than any terminal: the modal's question and buttons must stay in sight."""
+
+
+def pushed(screen: Screen[Any]) -> Callable[[Pilot[Any]], Awaitable[None]]:
+    """Push `screen` over the home screen, its sessions listed (as a run asking does), and let
+    it settle."""
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, HomeScreen))
+        table = pilot.app.screen.query_one(SessionsTable)
+        await wait_until(pilot, lambda: table.row_count == len(fixed_sessions()))
+        pilot.app.push_screen(screen)
+        await wait_until(pilot, lambda: pilot.app.screen is screen and bool(screen.focused))
+        await pilot.pause()
+
+    return run_before
+
+
+@SIZES
+def test_approval_of_a_long_step(snap_compare: Any, stored: Path, size: tuple[int, int]) -> None:
+    app = TuiAgentApp(stored)
+    run_before = pushed(ApprovalModal(3, LONG_CODE))
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@SIZES
+def test_imported_run_of_a_long_program(
+    snap_compare: Any, stored: Path, size: tuple[int, int]
+) -> None:
+    plan = RunPlan(
+        session_id=REFINED,
+        imported_from="shop.jsonl",
+        action="accept code v2 (re-run)",
+        content=LONG_CODE,
+        language="python",
+        settings=[("sandbox", "docker"), ("network", "off"), ("page", "re-checked")],
+    )
+    app = TuiAgentApp(stored)
+    assert snap_compare(app, terminal_size=size, run_before=pushed(ImportedRunModal(plan)))
+
+
+@SIZES
+def test_restore_failed(snap_compare: Any, stored: Path, size: tuple[int, int]) -> None:
+    error = "Traceback (most recent call last):\n  ...\nConnectionError: host unreachable"
+    modal = RestoreFailedModal(RestoreRun(step=2, code="fetch()"), error)
+    app = TuiAgentApp(stored)
+    assert snap_compare(app, terminal_size=size, run_before=pushed(modal))
+
+
+@SIZES
+def test_plan(snap_compare: Any, refined: Path, size: tuple[int, int]) -> None:
+    app = TuiAgentApp(refined, open_session=REFINED)
+
+    async def planned(pilot: Pilot[Any]) -> None:
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, SessionScreen))
+        await wait_until(pilot, lambda: pilot.app.screen.state.event_count > 0)
+        await pilot.press("p")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, PinnedScreen))
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=size, run_before=planned)
 
 
 async def test_the_items_table_in_use_gets_the_room_at_80x24(listed: Path) -> None:

@@ -22,7 +22,11 @@ from tui_agent.tui.paths import styles_dir
 
 
 class ApprovalModal(ModalScreen[Decision]):
-    """Run, skip or edit the code of one step. Edits in the text area run as an `edit`."""
+    """Run, skip or edit the code of one step. Edits in the text area run as an `edit`.
+
+    Typing lands in the editor, where the focus starts (Enter is a new line): the code runs
+    only on ctrl+r or the Run button, and Escape skips it from anywhere.
+    """
 
     CSS_PATH = styles_dir() / "approval.tcss"
     BINDINGS = [
@@ -39,7 +43,8 @@ class ApprovalModal(ModalScreen[Decision]):
             "skip",
             "Skip",
             id="approval.skip",
-            tooltip="Do not run this code; the model is told (in the editor, Esc leaves it first)",
+            tooltip="Do not run this code; the model is told",
+            priority=True,
         ),
         Binding(
             "ctrl+o",
@@ -62,18 +67,18 @@ class ApprovalModal(ModalScreen[Decision]):
         with Vertical(classes="dialog") as dialog:
             dialog.border_title = f"Run the code of step {self.step}?"
             yield Static(
-                "The model wants to run this code. Edit it here if you like, then run it, "
-                "or skip it.",
+                "The model wants to run this code. Edit it here if you like, then run it "
+                "with ctrl+r, or skip it with esc.",
                 classes="question",
             )
             yield TextArea.code_editor(self.shown, language="python", id="approval-code")
             with Horizontal(classes="buttons"):
-                yield Button("Skip (esc)", id="skip")
-                yield Button("Run (ctrl+r)", id="run", variant="success")
+                yield Button("Skip (esc)", id="skip", compact=True)
+                yield Button("Run (ctrl+r)", id="run", variant="success", compact=True)
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#run", Button).focus()
+        self.editor.focus()
 
     @property
     def editor(self) -> TextArea:

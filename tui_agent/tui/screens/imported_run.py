@@ -3,7 +3,7 @@
 Refining an imported session, or accepting a refined version of one, runs code (or a recipe)
 that came from a file. This modal shows it, read-only, with the settings it runs with (checked
 as if typed: the network off, the page re-checked) and is dismissed with True only on an
-explicit run (`y`); `n` and Escape cancel and nothing runs.
+explicit run (`ctrl+y`: typing never gives it); `n` and Escape cancel and nothing runs.
 """
 
 from __future__ import annotations
@@ -14,18 +14,26 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static, TextArea
+from textual.widgets import Button, Footer, Static, TextArea
 
 from tui_agent.agents.refine import RunPlan
 from tui_agent.tui.paths import styles_dir
+from tui_agent.tui.screens.confirm import CONFIRM_KEY
 
 
 class ImportedRunModal(ModalScreen[bool]):
-    """The plan of an imported session's run; `y` runs it, `n` / Escape do not."""
+    """The plan of an imported session's run; `ctrl+y` runs it, `n` / Escape do not."""
 
     CSS_PATH = styles_dir() / "approval.tcss"
     BINDINGS = [
-        Binding("y", "run", "Run", id="imported-run.yes", tooltip="Run it as shown"),
+        Binding(
+            CONFIRM_KEY,
+            "run",
+            "Run",
+            id="imported-run.yes",
+            tooltip="Run it as shown",
+            priority=True,
+        ),
         Binding("n,escape", "cancel", "Cancel", id="imported-run.no", tooltip="Run nothing"),
     ]
 
@@ -50,8 +58,9 @@ class ImportedRunModal(ModalScreen[bool]):
             )
             yield Static(Content(plan.settings_text()), id="imported-settings")
             with Horizontal(classes="buttons"):
-                yield Button("Cancel (n)", id="cancel")
-                yield Button("Run (y)", id="run", variant="warning")
+                yield Button("Cancel (n)", id="cancel", compact=True)
+                yield Button("Run (^y)", id="run", variant="warning", compact=True)
+        yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#cancel", Button).focus()
