@@ -6,9 +6,10 @@ import os
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 import platformdirs
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from tui_agent.errors import UserError
@@ -28,6 +29,20 @@ def default_db_path() -> Path:
 
 class ConfigError(UserError):
     """A config file or setting that cannot be used (one clear line)."""
+
+
+def api_base_problem(url: str) -> str | None:
+    """What is wrong with `url` as a model server's address (None: an http(s) URL, or empty
+    for the provider's own server)."""
+    if not url:
+        return None
+    try:
+        parts = urlsplit(url)
+        usable = parts.scheme in ("http", "https") and bool(parts.hostname)
+        usable = usable and parts.port != 0 and not any(c.isspace() for c in url)
+    except ValueError:  # a port that is not a number, or out of range
+        usable = False
+    return None if usable else "must be an http:// or https:// URL, e.g. http://localhost:11434"
 
 
 def config_file_path() -> Path:
@@ -79,6 +94,7 @@ class Settings(BaseSettings):
     browser_user: str = "nobody"
     """The unprivileged user Chromium runs as when tui-agent runs as root."""
     api_base: str | None = None
+    """The model server's URL (None: the provider's own)."""
     context_tokens: int | None = Field(default=None, ge=1)
     """Input tokens the model takes, for servers litellm does not know (a conversation's
     history is fitted into them, and an Ollama model is sent it as `num_ctx`); None:
@@ -95,6 +111,14 @@ class Settings(BaseSettings):
     mcp_config: Path | None = None
     """The MCP servers' config file of tool code sessions (TUI_AGENT_MCP_CONFIG)."""
 
+    @field_validator("api_base")
+    @classmethod
+    def _api_base_url(cls, value: str | None) -> str | None:
+        problem = api_base_problem(value or "")
+        if problem:
+            raise ValueError(problem)
+        return value or None
+
     @classmethod
     def settings_customise_sources(
         cls,
@@ -108,11 +132,16 @@ class Settings(BaseSettings):
 
 
 def load_settings(**overrides: Any) -> Settings:
-    """Settings with command-line `overrides` (None values are ignored)."""
+    """Settings with command-line `overrides` (None values are ignored); a value that cannot
+    be used is a ConfigError naming its flag, or its variable and the config file."""
     given = {key: value for key, value in overrides.items() if value is not None}
     try:
         return Settings(**given)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
-        raise ConfigError(f"setting {where!r}: {first['msg']}") from exc
+        said = str(first.get("ctx", {}).get("error", "")) or first["msg"]
+        if where in given:  # given on the command line
+            raise ConfigError(f"--{where.replace('_', '-')}: {said}") from exc
+        sources = f"TUI_AGENT_{where.upper()} or {config_file_path()}"
+        raise ConfigError(f"setting {where!r} ({sources}): {said}") from exc

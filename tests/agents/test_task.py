@@ -9,12 +9,12 @@ import socket
 from pathlib import Path
 
 import pytest
-from support.scripted_model import ScriptedModel, ToolCallReply, text, tool_calls
+from support.scripted_model import Reply, ScriptedModel, ToolCallReply, text, tool_calls
 from task_support import code_reply, pdf_with_text, record_task, verdict
 
 from tui_agent.agents.launch import prepare
 from tui_agent.agents.requests import TaskRequest, WorkflowRequest
-from tui_agent.agents.task.breaker import CircuitBreaker
+from tui_agent.agents.task.breaker import CircuitBreaker, model_server
 from tui_agent.agents.task.workflow import parse_workflow
 from tui_agent.config import Settings
 from tui_agent.events import (
@@ -377,9 +377,60 @@ async def test_an_unreachable_model_opens_the_circuit_and_is_not_retried(setting
         unreachable, "Add one", {"n": 1}, breaker=breaker, session_id="down00000002"
     )
     assert again.metadata["status"] == "circuit_open"
-    assert "was unreachable" in again.state.errors[-1].message
-    assert "not trying again for" in again.state.errors[-1].message
+    said = again.state.errors[-1].message
+    assert said.startswith("the model server at http://127.0.0.1:") and "failed 0 s ago" in said
+    assert said.endswith("it is tried again in 300 s; a new `tui-agent` command tries it at once")
     assert not again.of(LLMCall)
+
+
+ADD_ONE = "context['n'] = context['n'] + 1"
+
+
+def broken_reply() -> Reply:
+    """A reply the server drops after its first chunk: the server failed (no retry helps)."""
+    return text("x" * 200, stream=True, disconnect_after=1)
+
+
+async def test_the_circuit_is_per_server_and_a_retry_goes_through_at_once(
+    settings: Settings, server: ScriptedModel
+):
+    breaker = CircuitBreaker(cool_down=300, retry_hint="press R on the session to retry now")
+    target = model_server(settings.model, settings.api_base)
+    server.push(broken_reply())
+    down = await run_task(settings, "Add one", {"n": 1}, breaker=breaker, session_id="down01")
+    assert down.metadata["status"] == "model_unreachable" and breaker.is_open(target)
+
+    asked = len(server.requests)
+    blocked = await run_task(settings, "Add one", {"n": 1}, breaker=breaker, session_id="down02")
+    assert blocked.metadata["status"] == "circuit_open" and len(server.requests) == asked
+    assert blocked.state.errors[-1].message.endswith("press R on the session to retry now")
+
+    with ScriptedModel([code_reply(ADD_ONE), verdict(True, "n went up by one")]) as other:
+        elsewhere = settings.model_copy(update={"api_base": other.api_base})
+        unaffected = await run_task(
+            elsewhere, "Add one", {"n": 1}, breaker=breaker, session_id="other1"
+        )
+    assert unaffected.state.status == "completed" and unaffected.context["n"] == 2
+
+    server.push(code_reply(ADD_ONE), verdict(True, "n went up by one"))  # the server is back
+    assert breaker.close(target)  # the user's retry
+    back = await run_task(settings, "Add one", {"n": 1}, breaker=breaker, session_id="back01")
+    assert back.state.status == "completed" and back.context["n"] == 2
+    assert not breaker.is_open(target)
+
+
+async def test_after_the_cool_down_the_next_task_probes_and_its_success_closes_the_circuit(
+    settings: Settings, server: ScriptedModel
+):
+    breaker = CircuitBreaker(cool_down=0)
+    target = model_server(settings.model, settings.api_base)
+    server.push(broken_reply())
+    down = await run_task(settings, "Add one", {"n": 1}, breaker=breaker, session_id="down01")
+    assert down.metadata["status"] == "model_unreachable" and breaker.is_open(target)
+
+    server.push(code_reply(ADD_ONE), verdict(True, "n went up by one"))
+    probe = await run_task(settings, "Add one", {"n": 1}, breaker=breaker, session_id="probe1")
+    assert probe.state.status == "completed" and not breaker.is_open(target)
 
 
 async def test_the_model_looks_up_documentation_while_writing(

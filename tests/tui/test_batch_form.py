@@ -36,7 +36,13 @@ async def open_batch_form(pilot: Pilot[Any], runs: str = "recipe") -> NewSession
     await wait_until(pilot, lambda: isinstance(pilot.app.screen, NewSessionModal))
     modal = pilot.app.screen
     assert isinstance(modal, NewSessionModal)
-    await pilot.press("shift+tab", "shift+tab", "enter", *["down"] * len(KINDS), "enter")
+    kinds = modal.query_one("#kind", Select)
+    for _ in range(8):  # back past the code form's fields to the kind
+        if modal.focused is kinds:
+            break
+        await pilot.press("shift+tab")
+    assert modal.focused is kinds
+    await pilot.press("enter", *["down"] * len(KINDS), "enter")
     await wait_until(pilot, lambda: modal.kind == "batch")
     source = modal.query_one("#batch-source", Input)
     await wait_until(pilot, lambda: modal.focused is source)

@@ -19,6 +19,7 @@ from tui_agent.tui.screens.home import HomeScreen
 from tui_agent.tui.screens.new_session import KINDS, NewSessionModal, kind_of
 from tui_agent.tui.screens.session import SessionScreen
 
+NOWHERE = "http://127.0.0.1:1/v1"
 PROGRAM = "def main(n):\n    return [{'n': i, 'odd': i % 2 or None} for i in range(n)]\n"
 
 
@@ -38,7 +39,12 @@ async def open_form(pilot: Pilot[Any], kind: str = "exec") -> NewSessionModal:
     assert modal.kind == "code"
     downs = [kind_of(cls) for _, cls in KINDS].index(kind)
     if downs:
-        await pilot.press("shift+tab", "shift+tab", "enter", *["down"] * downs, "enter")
+        kinds = modal.query_one("#kind", Select)
+        for _ in range(4):  # back past the code form's first fields to the kind
+            if modal.focused is kinds:
+                break
+            await pilot.press("shift+tab")
+        await pilot.press("enter", *["down"] * downs, "enter")
         await wait_until(pilot, lambda: modal.kind == kind)
     first = {
         "code": "#code-task",
@@ -136,6 +142,10 @@ async def test_an_unreachable_page_keeps_the_form_and_a_bare_host_gets_http(
         assert app.screen is modal
         await wait_until(pilot, lambda: modal.focused is url)
         assert modal.query_one("#scrape-task", Input).value == "Extract 3 items"
+        # the cursor waits at the end, nothing selected: the next key edits, never erases
+        assert url.selection.is_empty and url.cursor_position == len(url.value)
+        await pilot.press("0")
+        assert url.value == "http://127.0.0.1:9/list0"
 
 
 async def test_the_form_opens_on_the_last_kind_started_and_starts_within_80x24(
@@ -191,3 +201,41 @@ async def test_n_scrapes_a_list_page_with_the_offline_planner(tmp_path: Path) ->
     async with await Store.open(tmp_path / "s.db") as store:
         [summary] = await store.list_sessions()
     assert (summary.kind, summary.item_count) == ("scrape", 3)
+
+
+async def test_the_api_base_field_is_prefilled_checked_and_given_http(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    db = tmp_path / "s.db"
+    settings = Settings(
+        db=db, workspace=tmp_path / "ws", sandbox="local", model="openai/m", api_base=NOWHERE
+    )
+    app = TuiAgentApp(db, settings=settings)
+    async with app.run_test(size=(100, 30)) as pilot:
+        modal = await open_form(pilot, "code")
+        field = modal.query_one("#code-api-base", Input)
+        assert field.value == NOWHERE  # the setting (--api-base, TUI_AGENT_API_BASE, config)
+        await wait_until(pilot, lambda: "API base below" in hint_of(modal, "code"), timeout=120)
+        field.value = "ftp://127.0.0.1:1"
+        await pilot.press(*"add 2 and 2", "ctrl+s")
+        await wait_until(pilot, lambda: modal.focused is field)
+        assert modal.problem == (
+            "API base must be an http:// or https:// URL, e.g. http://localhost:11434"
+        )
+        assert field.selection.is_empty and field.cursor_position == len(field.value)
+        await pilot.press("backspace", "2")
+        assert field.value == "ftp://127.0.0.1:2"
+        field.value = "127.0.0.1:1/v1"  # a bare host gets http://, as the page URL does
+        modal.query_one("#code-task", Input).value = ""
+        await pilot.press("ctrl+s")
+        assert "What should the agent do?" in modal.problem
+        assert field.value == "http://127.0.0.1:1/v1"
+        field.value = ""  # emptied: the provider's own server, said by the model's hint
+        await wait_until(pilot, lambda: "openai: needs" in hint_of(modal, "code"), timeout=30)
+    async with await Store.open(db) as store:
+        assert await store.list_sessions() == []
+
+
+def hint_of(modal: NewSessionModal, kind: str) -> str:
+    return str(modal.query_one(f"#{kind}-model-hint", Static).content)

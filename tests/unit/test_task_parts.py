@@ -1,5 +1,5 @@
 """The task executor's pure parts: reading replies, the checks, the context's schema and
-summary, masking secrets, workflow files, the breaker, the metadata's keys."""
+summary, masking secrets, workflow files, the metadata's keys."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import json
 
 import pytest
 
-from tui_agent.agents.task.breaker import CircuitBreaker, CircuitOpen
 from tui_agent.agents.task.checks import (
     UnreadableVerdict,
     context_access_problem,
@@ -193,15 +192,3 @@ def test_models_resolve_node_then_workflow_then_default():
     assert workflow.resolve_model(workflow.nodes[1], "d") == ("w", "workflow")
     bare = parse_workflow({"nodes": [{"id": "a", "prompt": "p"}]}, "wf")
     assert bare.resolve_model(bare.nodes[0], "d") == ("d", "default")
-
-
-def test_the_breaker_opens_for_its_cool_down_only():
-    now = [100.0]
-    breaker = CircuitBreaker(cool_down=60, clock=lambda: now[0])
-    breaker.check("the model m")
-    breaker.trip("the model m", "connection refused")
-    with pytest.raises(CircuitOpen, match=r"unreachable 0 s ago \(connection refused\); .* 60 s"):
-        breaker.check("the model m")
-    breaker.check("the docker sandbox")  # other targets are not affected
-    now[0] += 61
-    breaker.check("the model m")

@@ -56,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         settings = load_settings(
             db=getattr(args, "db", None),
             model=getattr(args, "model", None),
+            api_base=getattr(args, "api_base", None),
             allow_file_urls=getattr(args, "allow_file_urls", None),
             browser_sandbox=getattr(args, "browser_sandbox", None),
         )

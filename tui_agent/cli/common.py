@@ -9,6 +9,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from tui_agent.agents.requests.fields import API_BASE
 from tui_agent.config import Settings
 from tui_agent.errors import UserError
 from tui_agent.events import Event, dump_event
@@ -32,7 +33,8 @@ class UsageError(UserError):
 
 
 def common_options() -> argparse.ArgumentParser:
-    """--db, --model and the browser's options, accepted by every command."""
+    """--db, --model, --api-base and the browser's options, accepted by every command (given
+    before the command, they are the settings of every session the TUI starts)."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--db",
@@ -44,6 +46,12 @@ def common_options() -> argparse.ArgumentParser:
         "--model",
         default=argparse.SUPPRESS,
         help="litellm model name (default: TUI_AGENT_MODEL or config.toml)",
+    )
+    common.add_argument(
+        "--api-base",
+        metavar="URL",
+        default=argparse.SUPPRESS,
+        help=API_BASE.help,
     )
     common.add_argument(
         "--allow-file-urls",

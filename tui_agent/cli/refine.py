@@ -117,7 +117,7 @@ def cmd_refine(args: argparse.Namespace, settings: Settings) -> int:
     except UsageError as exc:
         return _usage_error(exc)
     given = ("api_base", "sandbox", "context_tokens", "temperature", "max_tokens", "top_p")
-    overrides = {name: getattr(args, name) for name in given}
+    overrides = {name: getattr(args, name, None) for name in given}
     settings = settings.model_copy(update={k: v for k, v in overrides.items() if v is not None})
     try:
         return run(_refine(args, settings, request, reason))

@@ -39,9 +39,10 @@ def add_request_arguments(
     optional_positionals: bool = False,
 ) -> None:
     """Add an argument for each field of `cls` the CLI shows (`only` those named), except
-    the ones every command has (--model). `require`: a field with no default is a required
-    argument (False: the request says it is missing instead); `optional_positionals`: so is a
-    positional one (a command that may take its own instead, as `code --continue ID`)."""
+    the ones every command has (--model, --api-base). `require`: a field with no default is a
+    required argument (False: the request says it is missing instead); `optional_positionals`:
+    so is a positional one (a command that may take its own instead, as `code --continue
+    ID`)."""
     chosen = set(only) if only is not None else None
     for name, option in field_options(cls):
         if option.common or (chosen is not None and name not in chosen):

@@ -56,7 +56,8 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     rerun = commands.add_parser(
         "rerun",
         parents=[common],
-        help="start a recorded session again, as it was started (--model: with another model)",
+        help="start a recorded session again, as it was started (--model, --api-base: with "
+        "another model, another model server)",
     )
     rerun.add_argument("session", metavar="ID", help="session id (or a unique prefix)")
     rerun.add_argument(
@@ -79,6 +80,7 @@ def cmd_rerun(args: argparse.Namespace, settings: Settings) -> int:
         request = rerun_request(
             started,
             model=getattr(args, "model", None),
+            api_base=getattr(args, "api_base", None),
             context=args.context,
             imported=imported_from is not None,
             allowed=allowed,

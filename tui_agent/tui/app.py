@@ -20,6 +20,7 @@ from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
 from tui_agent.agents.launch import Launch
 from tui_agent.agents.step_loop import Conversation
+from tui_agent.agents.task.breaker import BREAKER
 from tui_agent.batch.drive import drive_batch
 from tui_agent.batch.inputs import BatchStart
 from tui_agent.config import Settings, load_settings
@@ -40,6 +41,7 @@ from tui_agent.tui.messages import (
     SessionRequested,
 )
 from tui_agent.tui.paths import styles_dir
+from tui_agent.tui.retry import RETRY_HINT
 from tui_agent.tui.running_work import StepStopper
 from tui_agent.tui.screens.confirm import QuitModal
 from tui_agent.tui.screens.continue_flow import prepare_continuation
@@ -112,6 +114,7 @@ class TuiAgentApp(App[None]):
         self._conversations: dict[Worker[SessionState], LiveRun] = {}
         """The live sessions that are conversations (told to end as the app quits)."""
         self._control_filter = ControlFilter()
+        BREAKER.retry_hint = RETRY_HINT  # a model server's circuit-open message names the key
 
     def get_line_filters(self) -> Sequence[LineFilter]:
         """Textual's filters, then the one that keeps controls off the terminal."""

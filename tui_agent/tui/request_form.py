@@ -5,7 +5,8 @@ One widget per field on the form, by type: a Checkbox for a boolean, a Select fo
 an integer or number Input, else a text Input (a path for fields read from a file, words
 split like a shell's for lists). `values()` reads what was typed, leaving empty fields out
 so the request's defaults apply; nothing is checked here: the request does that. Widget ids
-come from the kind and the field name (`field_id`).
+come from the kind and the field name (`field_id`). Focusing a field never selects its text,
+so a key pressed next cannot erase what was typed.
 """
 
 from __future__ import annotations
@@ -122,7 +123,13 @@ class RequestForm(Vertical):
             typed: Literal["integer", "number", "text"] = (
                 "integer" if kind is int else "number" if kind is float else "text"
             )
-            yield Input(text, placeholder=option.placeholder, type=typed, id=widget_id)
+            yield Input(
+                text,
+                placeholder=option.placeholder,
+                type=typed,
+                id=widget_id,
+                select_on_focus=False,
+            )
         if name in self.hints:
             yield Static(id=f"{widget_id}-hint", classes="hint")
 
@@ -171,8 +178,9 @@ class RequestForm(Vertical):
         return values
 
     def show(self, error: RequestError, place: Widget) -> Static:
-        """Say `error` under its field (which gets the focus), or at the end of `place` when
-        the form does not show that field; what was typed stays."""
+        """Say `error` under its field (which gets the focus, the cursor at the end of its
+        text), or at the end of `place` when the form does not show that field; what was
+        typed stays."""
         said = Static(Content(form_line(error, self.cls)), classes="field-error")
         names = [name for name, _ in self.fields]
         if error.field in names:
@@ -180,6 +188,8 @@ class RequestForm(Vertical):
             assert isinstance(field.parent, Widget)
             field.parent.mount(said, after=field)
             field.focus()
+            if isinstance(field, Input):
+                field.cursor_position = len(field.value)
         else:
             place.mount(said)
         return said

@@ -36,9 +36,10 @@ class ModelOptions:
 
     @classmethod
     def of(cls, request: Any) -> ModelOptions:
-        """The options a request (or the settings) gives; those it has no field for: unset."""
+        """The options a request (or the settings) gives; those it has no field for: unset
+        (an API base given empty: the provider's own server)."""
         return cls(
-            getattr(request, "api_base", None),
+            getattr(request, "api_base", None) or None,
             getattr(request, "context_tokens", None),
             sampling_of(request),
             getattr(request, "reply_format", None),

@@ -1,12 +1,12 @@
 """A recorded session's request, to start again: as it was started, with what the user changes.
 
 The request stored in a session's SessionStarted is read back as it was (settings resolved
-when it started). `--model` replaces its model; a context given replaces its context, and is
-needed when the stored one had secrets (they were masked before storing). A session imported
-from a file is someone else's input: its code gets no network unless the user allows it now,
-its sandbox, workspace, API base and MCP config are this machine's settings (never the
-file's), its page is checked as a typed one is (by `prepare`), and what it runs is shown as
-a `RunPlan` to approve first.
+when it started). `--model` and `--api-base` replace its model and its model server; a context
+given replaces its context, and is needed when the stored one had secrets (they were masked
+before storing). A session imported from a file is someone else's input: its code gets no
+network unless the user allows it now, its sandbox, workspace, API base (unless given) and MCP
+config are this machine's settings (never the file's), its page is checked as a typed one is
+(by `prepare`), and what it runs is shown as a `RunPlan` to approve first.
 """
 
 from __future__ import annotations
@@ -32,13 +32,15 @@ def rerun_request(
     started: SessionStarted,
     *,
     model: str | None = None,
+    api_base: str | None = None,
     context: str | None = None,
     imported: bool = False,
     allowed: Allowances | None = None,
 ) -> RequestBase:
-    """The request `started` carries, with `model` and the context file `context` in place of
-    its own (when given); an imported session's network is what `allowed` says and its
-    settings-backed fields other than the model are this machine's."""
+    """The request `started` carries, with `model`, `api_base` (a kind with a model server)
+    and the context file `context` in place of its own (when given); an imported session's
+    network is what `allowed` says and its settings-backed fields other than the model and
+    the API base given are this machine's."""
     if started.request is None:
         raise RequestError(
             None, "it was recorded without the request it started from, so it cannot run again"
@@ -60,6 +62,8 @@ def rerun_request(
         for name, option in field_options(cls):
             if option.setting and name != "model":
                 data[name] = None
+    if api_base is not None and "api_base" in cls.model_fields:
+        data["api_base"] = api_base
     return parse_request(cls, data)
 
 

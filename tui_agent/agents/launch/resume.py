@@ -66,9 +66,7 @@ def continue_session(
         raise RequestError(
             None, "it was imported from a file; `tui-agent rerun` runs it again as a new session"
         )
-    request = rerun_request(first, model=model)
-    if api_base and "api_base" in type(request).model_fields:
-        request = request.model_copy(update={"api_base": api_base})
+    request = rerun_request(first, model=model, api_base=api_base)
     if fork_at is None and fold(stored).status in OPEN_STATUSES:
         raise RequestError(
             None, "it has not ended (another process still runs it): fork it, or wait for its end"

@@ -75,9 +75,9 @@ class Option:
     turns the path the user gives into the value, and `keeps_path` names the field that keeps
     the path for display. `setting`: None means "as the settings say" (the Settings attribute
     of the same name, variable TUI_AGENT_<NAME>); `common`: every command already takes the
-    flag (--model). `items`: "json_literal" decodes each item of a list as a JSON literal when
-    it is one. `url`: the form adds http:// to a bare host. `choice_labels`: the form's words
-    for some choices (None: the default's own words).
+    flag (--model, --api-base). `items`: "json_literal" decodes each item of a list as a JSON
+    literal when it is one. `url`: the form adds http:// to a bare host. `choice_labels`: the
+    form's words for some choices (None: the default's own words).
     """
 
     help: str

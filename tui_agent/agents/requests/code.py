@@ -31,6 +31,7 @@ class CodeRequest(RequestBase):
     summary: ClassVar[str] = "give the CodeAct agent a task"
 
     model: Model = None
+    api_base: ApiBase = None
     task: Annotated[
         str,
         Option(
@@ -57,7 +58,6 @@ class CodeRequest(RequestBase):
     timeout: Annotated[
         Seconds, Option("seconds per run ({default:g})", flag="--timeout", metavar="S")
     ] = 60.0
-    api_base: ApiBase = None
     context_tokens: ContextTokens = None
     temperature: Temperature = None
     max_tokens: MaxTokens = None

@@ -6,11 +6,11 @@ import dataclasses
 from pathlib import Path
 from typing import Annotated, Any, get_args
 
-from pydantic import Field
+from pydantic import AfterValidator, Field, ValidationInfo
 
-from tui_agent.agents.requests.base import Count, Option, Problem, Usd
+from tui_agent.agents.requests.base import Count, Option, Problem, RequestError, Usd
 from tui_agent.analysis.shapes import AgentType
-from tui_agent.config import ReplyFormChoice, SandboxName
+from tui_agent.config import ReplyFormChoice, SandboxName, api_base_problem
 from tui_agent.events import Sampling
 
 SANDBOX_NAMES: tuple[str, ...] = get_args(SandboxName)
@@ -28,15 +28,28 @@ Model = Annotated[str | None, MODEL]
 """The model (None: the configured one)."""
 ModelOffForm = Annotated[str | None, dataclasses.replace(MODEL, label=None, placeholder="")]
 """The model of a kind whose form does not ask for one (it may still use the configured one)."""
-ApiBase = Annotated[
-    str | None,
-    Option(
-        "the model server's URL (default: TUI_AGENT_API_BASE or the provider's)",
-        flag="--api-base",
-        metavar="URL",
-        setting=True,
-    ),
-]
+API_BASE = Option(
+    "the model server's URL, http:// or https:// (default: TUI_AGENT_API_BASE or "
+    "config.toml, else the provider's own server)",
+    flag="--api-base",
+    metavar="URL",
+    label="API base (the model server's URL; empty: the provider's own)",
+    placeholder="(provider's own) e.g. http://localhost:11434",
+    setting=True,
+    common=True,
+    url=True,
+)
+
+
+def _api_base(value: str | None, info: ValidationInfo) -> str | None:
+    problem = api_base_problem(value or "")
+    if problem:
+        raise RequestError(info.field_name, f"{{{info.field_name}}} {problem}")
+    return value
+
+
+ApiBase = Annotated[str | None, AfterValidator(_api_base), API_BASE]
+"""The model server (None: the configured one; "": the provider's own)."""
 Sandbox = Annotated[
     SandboxName | None,
     Option(

@@ -47,6 +47,7 @@ class ScrapeRequest(RequestBase):
     summary: ClassVar[str] = "plan a list page, write a verified recipe, extract its items"
 
     model: Model = None
+    api_base: ApiBase = None
     url: Annotated[
         str,
         Option(
@@ -114,7 +115,6 @@ class ScrapeRequest(RequestBase):
             flag="--parse-details",
         ),
     ] = False
-    api_base: ApiBase = None
     context_tokens: ContextTokens = None
     temperature: Temperature = None
     max_tokens: MaxTokens = None

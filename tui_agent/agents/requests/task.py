@@ -85,6 +85,7 @@ class TaskRequest(RequestBase):
     summary: ClassVar[str] = "a task and a context become checked, cached code"
 
     model: Model = None
+    api_base: ApiBase = None
     task: Annotated[
         str,
         Option(
@@ -104,7 +105,6 @@ class TaskRequest(RequestBase):
     use_cache: UseCache = True
     sandbox: Sandbox = None
     workspace: Workspace = None
-    api_base: ApiBase = None
     context_tokens: ContextTokens = None
     temperature: Temperature = None
     max_tokens: MaxTokens = None
@@ -130,6 +130,7 @@ class WorkflowRequest(RequestBase):
     summary: ClassVar[str] = "task nodes run one after another, the context flowing through"
 
     model: Model = None
+    api_base: ApiBase = None
     workflow: Annotated[
         Workflow,
         Option(
@@ -149,7 +150,6 @@ class WorkflowRequest(RequestBase):
     use_cache: UseCache = True
     sandbox: Sandbox = None
     workspace: Workspace = None
-    api_base: ApiBase = None
     context_tokens: ContextTokens = None
     temperature: Temperature = None
     max_tokens: MaxTokens = None

@@ -54,6 +54,7 @@ class ToolcodeRequest(RequestBase):
     summary: ClassVar[str] = "programs that chain MCP tools as Python calls"
 
     model: Model = None
+    api_base: ApiBase = None
     task: Annotated[
         str,
         Option(
@@ -111,7 +112,6 @@ class ToolcodeRequest(RequestBase):
         bool,
         Option("ask before each program runs (always on with --sandbox local)", flag="--approve"),
     ] = False
-    api_base: ApiBase = None
     context_tokens: ContextTokens = None
     temperature: Temperature = None
     max_tokens: MaxTokens = None

@@ -6,7 +6,8 @@ understanding: its result goes to `context['_data_analysis']` and the TASK code 
 next); names the code uses but never defines refuse it unread; it runs in the sandbox with the
 context; then values JSON cannot hold, an untouched context, and the validator model's verdict
 can refuse it. Each refusal is a failed attempt whose error goes into the next prompt. A model
-or sandbox that cannot be reached ends the task at once and opens its circuit.
+or sandbox that cannot be reached ends the task at once and opens its circuit; one that answers
+closes it (breaker.py).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any, Literal, NoReturn
 
 from tui_agent.agents.streaming import StepRun
 from tui_agent.agents.task import cache as code_cache
-from tui_agent.agents.task.breaker import CircuitBreaker, CircuitOpen
+from tui_agent.agents.task.breaker import CircuitBreaker, CircuitOpen, model_server
 from tui_agent.agents.task.checks import (
     UnreadableVerdict,
     Verdict,
@@ -51,7 +52,6 @@ from tui_agent.events import (
     TaskResult,
 )
 from tui_agent.llm import LLM, LLMError, Message, ProviderUnavailable
-from tui_agent.llm.errors import redact
 from tui_agent.llm.tool_fallback import ToolMode
 from tui_agent.redaction import SecretMask
 from tui_agent.sandbox.base import Sandbox, SandboxError
@@ -143,8 +143,9 @@ class TaskEnvironment:
         try:
             await self.sandbox.start()
         except SandboxError as exc:
-            self.breaker.trip(target, str(exc))
+            self.breaker.failed(target, str(exc))
             raise
+        self.breaker.succeeded(target)
 
     async def close(self) -> None:
         """Stop a start still going, then close the sandbox and the cache."""
@@ -159,11 +160,6 @@ class TaskEnvironment:
 
 def sandbox_target(sandbox: Sandbox) -> str:
     return f"the {sandbox.name} sandbox"
-
-
-def model_target(llm: LLM) -> str:
-    where = f" at {redact(llm.api_base)}" if llm.api_base else ""
-    return f"the model {llm.model}{where}"
 
 
 class _Stop(Exception):
@@ -497,7 +493,7 @@ class TaskRun:
             raise _Stop("sandbox_unreachable", str(exc), "sandbox_unreachable") from None
 
     def _sandbox_lost(self, exc: SandboxError) -> NoReturn:
-        self.env.breaker.trip(sandbox_target(self.env.sandbox), str(exc))
+        self.env.breaker.failed(sandbox_target(self.env.sandbox), str(exc))
         raise _Stop("sandbox_unreachable", str(exc), "sandbox_unreachable") from None
 
     # -- the validator ---------------------------------------------------------------------
@@ -592,22 +588,26 @@ class TaskRun:
 
 
 class _ModelGuard:
-    """Around model calls: an open circuit stops at once; an unreachable model opens it; any
-    other model error ends the task (none of them is worth another attempt)."""
+    """Around model calls: an open circuit stops at once; an unreachable server opens its
+    circuit, a server that answered closes it; any other model error ends the task (none of
+    them is worth another attempt)."""
 
     def __init__(self, llm: LLM, breaker: CircuitBreaker) -> None:
         self.llm = llm
         self.breaker = breaker
+        self.server = model_server(llm.model, llm.api_base)
 
     async def __aenter__(self) -> None:
         try:
-            self.breaker.check(model_target(self.llm))
+            self.breaker.check(self.server)
         except CircuitOpen as exc:
             raise _Stop("circuit_open", str(exc), "circuit_open") from None
 
     async def __aexit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> None:
+        if exc is None or (isinstance(exc, LLMError) and not isinstance(exc, ProviderUnavailable)):
+            self.breaker.succeeded(self.server)  # it answered, if only with an error
         if isinstance(exc, ProviderUnavailable):
-            self.breaker.trip(model_target(self.llm), str(exc))
+            self.breaker.failed(self.server, str(exc))
             raise _Stop("model_unreachable", str(exc), "model_unreachable") from None
         if isinstance(exc, LLMError):
             raise _Stop("model_error", str(exc), type(exc).__name__) from None

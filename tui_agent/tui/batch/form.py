@@ -83,7 +83,7 @@ class BatchForm(Vertical):
         self, name: str, value: str = "", kind: Literal["integer", "text"] = "text"
     ) -> Iterator[Widget]:
         yield Label(LABELS.get(name, ""), id=f"{field_id(KIND, name)}-label")
-        yield Input(value, type=kind, id=field_id(KIND, name))
+        yield Input(value, type=kind, id=field_id(KIND, name), select_on_focus=False)
 
     def on_mount(self) -> None:
         self._show_runs("recipe")

@@ -55,20 +55,23 @@ def kind_of(cls: type[RequestBase]) -> str:
     return str(cls.model_fields["kind"].default)
 
 
-def model_hint(model: str) -> str:
-    """Which key variable `model` needs and whether it is set (litellm asked offline)."""
+def model_hint(model: str, api_base: str = "") -> str:
+    """Which key variable `model` needs and whether it is set, or, at an API base, that the
+    server takes it without one (litellm asked offline)."""
     from tui_agent.llm.errors import LLMError
     from tui_agent.llm.provider import missing_key_variables, resolve_provider
 
     if not model:
         return "no model: code and task sessions and the llm planner need one"
     try:
-        _, provider = resolve_provider(model, None)
-        missing = missing_key_variables(model, None)
+        _, provider = resolve_provider(model, api_base or None)
+        missing = missing_key_variables(model, api_base or None)
     except LLMError as error:
         return str(error)
     except Exception:  # litellm's own checks: say nothing rather than guess
         return f"provider {model.split('/')[0]}"
+    if api_base:
+        return f"{provider} at the API base below ({'no key set' if missing else 'key set'})"
     if missing:
         return f"{provider}: needs {', '.join(missing)} (not set in this shell)"
     return f"{provider}: its key variable is set" if provider != "ollama" else "ollama: no key"
@@ -94,6 +97,8 @@ class NewSessionModal(ModalScreen[Launch | BatchStart | None]):
 
     def compose(self) -> ComposeResult:
         prefill = {"model": self.settings.model, "sandbox": self.settings.sandbox}
+        if self.settings.api_base:  # else left out: an untouched field means the settings'
+            prefill["api_base"] = self.settings.api_base
         with Vertical(classes="dialog") as dialog:
             dialog.border_title = "New session"
             with VerticalScroll(classes="fields"):
@@ -117,7 +122,7 @@ class NewSessionModal(ModalScreen[Launch | BatchStart | None]):
         self._show_kind(self._kind)
         for form in self.forms:
             if form.query(f"#{field_id(form.kind, 'model')}"):
-                self._explain_model(form.kind, self.settings.model or "")
+                self._explain_model(form.kind, self.settings.model or "", self._api_base(form.kind))
 
     @property
     def kind(self) -> str:
@@ -157,21 +162,28 @@ class NewSessionModal(ModalScreen[Launch | BatchStart | None]):
         said = self.form.show(error, self.query_one(".fields"))
         self.call_after_refresh(said.scroll_visible, animate=False)
 
+    def _api_base(self, kind: str) -> str:
+        """What the API base field of `kind`'s form holds ("" when it has none)."""
+        found = self.query(f"#{field_id(kind, 'api_base')}").results(Input)
+        return next((field.value.strip() for field in found), "")
+
     @on(Input.Changed)
     def _model_changed(self, event: Input.Changed) -> None:
-        if event.input.id == field_id(self.kind, "model"):
-            self._explain_model(self.kind, event.value.strip())
+        if event.input.id in (field_id(self.kind, "model"), field_id(self.kind, "api_base")):
+            model = self.query_one(f"#{field_id(self.kind, 'model')}", Input).value.strip()
+            self._explain_model(self.kind, model, self._api_base(self.kind))
 
     @work(thread=True, group="model-hint")
-    def _explain_model(self, kind: str, model: str) -> None:
+    def _explain_model(self, kind: str, model: str, api_base: str) -> None:
         """Which key variable the model needs (litellm is slow to import: in a thread)."""
-        hint = model_hint(model)
+        hint = model_hint(model, api_base)
 
         def show() -> None:
             if not self.is_attached:
                 return
             field = self.query_one(f"#{field_id(kind, 'model')}", Input)
-            if field.value.strip() == model:  # an older answer never hides a newer one
+            # an older answer never hides a newer one
+            if field.value.strip() == model and self._api_base(kind) == api_base:
                 self.query_one(f"#{field_id(kind, 'model')}-hint", Static).update(Content(hint))
 
         self.app.call_from_thread(show)

@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -40,6 +40,7 @@ from textual.widget import AwaitRemove
 from textual.widgets import Footer, Static
 from textual.worker import Worker
 
+from tui_agent.agents.requests import RequestError
 from tui_agent.agents.step_loop import Conversation
 from tui_agent.analysis.shapes import FieldDefinition, FieldFeedback
 from tui_agent.events import Artifact, Event, FeedbackSubmitted
@@ -59,7 +60,9 @@ from tui_agent.tui.messages import (
     LiveSessionCancelled,
     SessionMode,
     SessionOpened,
+    SessionPrepared,
 )
+from tui_agent.tui.retry import RETRY_KEY, close_circuit, relaunch, retryable
 from tui_agent.tui.screens.confirm import CancelRunModal, EndConversationModal
 from tui_agent.tui.screens.continue_flow import continuable
 from tui_agent.tui.screens.feedback import FeedbackModal, FeedbackResult
@@ -169,6 +172,14 @@ class SessionScreen(RefineFlow):
             "Fork here",
             id="session.fork",
             tooltip="A new session holding the turns up to the step under the cursor",
+        ),
+        Binding(
+            RETRY_KEY,
+            "retry",
+            "Retry",
+            id="session.retry",
+            tooltip="Start the same request again as a new session (its model server retried at"
+            " once)",
         ),
         Binding(
             "w",
@@ -435,6 +446,8 @@ class SessionScreen(RefineFlow):
             return awaiting and self.recordable and not self.refining
         if action == "pinned":
             return bool(self._pinned())
+        if action == "retry":
+            return self.recordable and retryable(self.state)
         if action == "stop":  # shown while something runs (the app's own ctrl+c acts)
             return self.step_running()
         if action == "continue_session":
@@ -559,6 +572,27 @@ class SessionScreen(RefineFlow):
         what = f"Forking at step {fork_at}" if fork_at is not None else "Continuing"
         self.notify(f"{what}: preparing the session…")
         self.post_message(ContinueRequested(self.session_id, fork_at))
+
+    def action_retry(self) -> None:
+        """Retry the session: its model server's circuit closed, the same request started
+        again as a new session."""
+        if not (self.recordable and retryable(self.state)):
+            return
+        server = " (its model server is tried again at once)"
+        reopened = close_circuit(self.state, self.settings)
+        self.notify(f"Retrying: preparing the session again{server if reopened else ''}…")
+        self._relaunch()
+
+    @work(thread=True, group="retry", exclusive=True)
+    def _relaunch(self) -> None:
+        try:
+            launch = relaunch(self.app, self.state, self.settings)
+        except RequestError as error:
+            self.app.call_from_thread(
+                self.notify, f"Cannot retry: {error}", severity="error", markup=False
+            )
+            return
+        self.app.call_from_thread(self.post_message, SessionPrepared(launch))
 
     def action_export(self) -> None:
         """The export dialog: the session, its items, its recipe (what it has)."""
