@@ -1,5 +1,6 @@
-"""Copy: the full value (`y` in its modal), a card's whole text, and the toast that says what
-was copied (a terminal without OSC 52 copies nothing: the toast still shows the text's start)."""
+"""Copy: the full value (`y` in its modal), a stream card's whole text (`y` on the stream), and
+the toast that says what was copied (a terminal without OSC 52 copies nothing: the toast
+still shows the text's start)."""
 
 from __future__ import annotations
 
@@ -21,18 +22,27 @@ from textual.message import Message
 from textual.notifications import Notify
 from textual.widgets import TextArea
 
-from tui_agent.events import Artifact, ExecutionFinished, LogLine, SessionEnded
-from tui_agent.formatting import artifact_text
+from tui_agent.events import (
+    Artifact,
+    Error,
+    ExecutionFinished,
+    Log,
+    LogLine,
+    SessionEnded,
+    UserMessage,
+)
+from tui_agent.formatting import LINE_CHARS, artifact_text
 from tui_agent.session import StepState, fold
 from tui_agent.tui.app import TuiAgentApp
-from tui_agent.tui.export.card_text import CARD_TEXTS, entry_name, entry_text, step_text
 from tui_agent.tui.export.clipboard import PREVIEW, copy_text, preview
 from tui_agent.tui.paths import styles_dir
 from tui_agent.tui.screens.session import SessionScreen
 from tui_agent.tui.screens.value import ValueModal
+from tui_agent.tui.stream.entry_text import CARD_LINES, entry_lines, entry_title
 from tui_agent.tui.stream_groups import CallGroup, StreamGroups
 from tui_agent.tui.widgets.entry_cards import CARD_KINDS
 from tui_agent.tui.widgets.items_grid import ItemsGrid
+from tui_agent.tui.widgets.stream_pane import StreamPane
 
 
 def toasts(messages: list[Message]) -> list[tuple[str, str]]:
@@ -106,22 +116,26 @@ def test_a_step_card_copies_thought_code_output_error_result() -> None:
         )
     )
     first, second, third = (state.steps[i] for i in (1, 2, 3))
-    assert step_text(first) == (
-        "Step 1\n\n"
-        "Thought:\nI will compute the **compound interest** first.\n\n"
-        "Code (python):\namount = principal * (1 + rate) ** years\n\n"
-        "Output:\nwarning: principal is not defined yet\n\n"
-        "Error: NameError: name 'principal' is not defined"
-    )
-    assert step_text(second) == (
-        "Step 2\n\n"
-        "Thought:\nDefine the inputs, then print and return the amount.\n\n"
-        f"Code (python):\n{INTEREST_CODE}\n\n"
-        "Output:\namount: 1628.89\nnote: rounded to cents\n\n"
-        "Result:\n1628.89"
-    )
-    assert [entry_name(step) for step in (first, second)] == ["step 1", "step 2"]
-    assert step_text(third).endswith("Answer:\nAfter 10 years at 5 % the amount is **$1,628.89**.")
+    assert entry_lines(first) == [
+        "Step 1",
+        "I will compute the **compound interest** first.",
+        "│ amount = principal * (1 + rate) ** years",
+        "err│ warning: principal is not defined yet",
+        "✗ NameError: name 'principal' is not defined",
+    ]
+    assert entry_lines(second) == [
+        "Step 2",
+        "Define the inputs, then print and return the amount.",
+        *(f"│ {line}" for line in INTEREST_CODE.split("\n")),
+        "out│ amount: 1628.89",
+        "err│ note: rounded to cents",
+        "→ 1628.89",
+    ]
+    assert [entry_title(step) for step in (first, second)] == ["Step 1", "Step 2"]
+    assert entry_lines(third)[-2:] == [
+        "Final answer",
+        "After 10 years at 5 % the amount is **$1,628.89**.",
+    ]
 
 
 def test_a_long_output_is_copied_whole() -> None:
@@ -129,8 +143,23 @@ def test_a_long_output_is_copied_whole() -> None:
     step = StepState(
         index=4, code="print()", execution=ExecutionFinished(step=4, success=True, logs=lines)
     )
-    text = step_text(step)
-    assert text.count("\nline ") == 500 and text.endswith("line 499")
+    text = "\n".join(entry_lines(step))
+    assert text.count("\nout│ line ") == 500 and text.endswith("out│ line 499")
+
+
+def test_a_long_log_error_or_message_is_whole_where_its_card_cuts_it() -> None:
+    long = "x" * (LINE_CHARS + 10)
+    log = Log(message=f"{long}\nsecond line")
+    error = Error(message=long, kind="fetch", detail="first\nsecond")
+    message = UserMessage(turn=2, text=f"{long}\nbye", queued=True)
+    assert entry_lines(log) == [f"   info {long}", "second line"]
+    assert entry_lines(error) == [f"✗ fetch: {long}", "  first", "  second"]
+    assert entry_lines(message) == ["you · sent while the agent worked", long, "bye"]
+    assert [entry_title(entry) for entry in (log, error, message)] == [
+        "log card",
+        "error card",
+        "user card",
+    ]
 
 
 def test_every_card_kind_has_a_text() -> None:
@@ -142,19 +171,47 @@ def test_every_card_kind_has_a_text() -> None:
     )
     state = fold(events)
     entries = StreamGroups().entries(state)
-    texts = [entry_text(entry) for entry in entries]
+    texts = ["\n".join(entry_lines(entry)) for entry in entries]
     assert all(text.strip() for text in texts)
     [recipe] = [
         e for e in entries if isinstance(e, Artifact) and e.version == 1 and e.name == "recipe"
     ]
-    assert entry_text(recipe) == artifact_text(recipe)
-    assert entry_name(recipe) == "recipe v1"
+    recipe_lines = entry_lines(recipe)
+    assert recipe_lines[0] == "◆ recipe v1 · recipe generator"
+    assert "\n".join(recipe_lines).endswith(artifact_text(recipe))
+    assert entry_title(recipe) == "recipe v1"
     [group] = [e for e in entries if isinstance(e, CallGroup)]
-    assert entry_name(group) == "plan calls"
-    probe = entry_text(group)
-    assert 'probe_click({"selector": "li.card"})' in probe
+    assert entry_title(group) == "plan"
+    probe = "\n".join(entry_lines(group))
+    assert '  ⚙ probe_click(selector="li.card")' in probe
     assert "The click showed #details (1 element); the URL did not change." in probe
-    assert set(CARD_TEXTS) == set(CARD_KINDS)  # every entry card has its text
+    assert set(CARD_LINES) == set(CARD_KINDS)  # every entry card has its text
+
+
+async def test_y_on_the_stream_copies_the_card_under_the_cursor_whole(db_path: Path) -> None:
+    state = await record(db_path, started(), codeact_payloads())
+    app = TuiAgentApp(db_path, open_session=state.session_id)
+    messages: list[Message] = []
+    async with app.run_test(size=(100, 30), message_hook=messages.append) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionScreen))
+        screen = app.screen
+        assert isinstance(screen, SessionScreen)
+        pane = screen.query_one(StreamPane)
+        entries = pane.entries(screen.state)
+        await wait_until(pilot, lambda: pane.card_count == len(entries))
+        pane.focus()
+        await pilot.press("y")  # no cursor: the newest card
+        newest = "\n".join(entry_lines(entries[-1]))
+        assert app.clipboard == newest
+        [first] = [i for i, e in enumerate(entries) if isinstance(e, StepState) and e.index == 1]
+        await pilot.press(*["up"] * (len(entries) - first))
+        assert pane.cursor == first
+        await pilot.press("y")
+        step = entries[first]
+        assert app.clipboard == "\n".join(entry_lines(step))
+        assert app.clipboard.startswith("Step 1\nI will compute the **compound interest**")
+        assert "err│ warning: principal is not defined yet" in app.clipboard
+    assert toasts(messages)[-1][0] == f"Copied Step 1 · {len(app.clipboard)} characters"
 
 
 async def test_y_in_a_stored_session_copies_the_cell(db_path: Path) -> None:

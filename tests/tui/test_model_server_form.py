@@ -23,6 +23,7 @@ from tui_agent.events import SessionStarted
 from tui_agent.session import SessionState
 from tui_agent.store import Store
 from tui_agent.tui.app import TuiAgentApp
+from tui_agent.tui.retry import RETRY_HINT
 from tui_agent.tui.screens.home import HomeScreen
 from tui_agent.tui.screens.new_session import NewSessionModal
 from tui_agent.tui.screens.session import SessionScreen
@@ -69,6 +70,12 @@ async def ended(pilot: Pilot[Any]) -> SessionState:
     return state
 
 
+def shown_id(app: TuiAgentApp) -> str | None:
+    """The id of the session the screen on top shows (None: not a session's)."""
+    screen = app.screen
+    return screen.session_id if isinstance(screen, SessionScreen) else None
+
+
 async def test_a_failed_server_blocks_itself_only_and_a_retry_goes_through_at_once(
     tmp_path: Path, server: ScriptedModel, breaker: CircuitBreaker
 ) -> None:
@@ -106,10 +113,19 @@ async def test_a_failed_server_blocks_itself_only_and_a_retry_goes_through_at_on
             )  # another server: unaffected
             assert elsewhere.status == "completed", elsewhere.errors
 
+            assert said.endswith(RETRY_HINT)  # the TUI's message names its key
+
             server.push(text(CODE_REPLY), text(VALID))  # the server is back
-            assert breaker.close(target)  # what the session screen's retry does
-            back = await start_task(pilot, server.api_base, context)
+            await app.show_session(blocked.session_id, "stored")
+            await wait_until(pilot, lambda: shown_id(app) == blocked.session_id)
+            await pilot.press("ctrl+t")  # retry from the failed session's screen
+            await wait_until(pilot, lambda: shown_id(app) not in (None, blocked.session_id))
+            retried = app.screen
+            assert isinstance(retried, SessionScreen)
+            await wait_until(pilot, lambda: retried.state.status != "running", timeout=60)
+            back = retried.state
             assert back.status == "completed", back.errors
+            assert back.request == blocked.request  # the same request, again
             assert not breaker.is_open(target)
     async with await Store.open(db) as store:
         sessions = sorted(await store.list_sessions(), key=lambda s: s.started_at)

@@ -72,7 +72,8 @@ def tool_content(entry: ToolCallState, closed: str | None = None) -> Content:
     for line in lines[:MAX_TOOL_OUTPUT_LINES]:
         parts.append((f"\n  {clipped(line)}", "" if result.ok else "$text-error"))
     if len(lines) > MAX_TOOL_OUTPUT_LINES:
-        parts.append((f"\n  … {len(lines) - MAX_TOOL_OUTPUT_LINES} more lines", "dim"))
+        hidden = len(lines) - MAX_TOOL_OUTPUT_LINES
+        parts.append((f"\n  … {hidden} more lines · v shows them all", "dim"))
     return Content.assemble(*parts)
 
 
@@ -265,10 +266,15 @@ class EntryCard(Static):
         key = (*_entry_key(entry), self.closed)
         if key != self._key:
             self._key = key
-            if isinstance(entry, ToolCallState | PhaseState):
-                self.update(_RENDERERS[type(entry)](entry, self.closed))
-            else:
-                self.update(_RENDERERS[type(entry)](entry))
+            self.update(entry_content(entry, self.closed))
+
+
+def entry_content(entry: Any, closed: str | None = None) -> Content:
+    """The card of a timeline entry that is not a step, a group or an artifact (`closed`:
+    how the session ended)."""
+    if isinstance(entry, ToolCallState | PhaseState):
+        return _RENDERERS[type(entry)](entry, closed)
+    return _RENDERERS[type(entry)](entry)
 
 
 def _entry_key(entry: Any) -> tuple[object, ...]:

@@ -29,6 +29,11 @@ MAX_RESULT_LINES = 16
 MAX_TRACEBACK_LINES = 12
 MAX_PROGRAM_CALLS = 20
 """Tool calls shown per step (the first ones); the rest are counted."""
+UNFOLDED_LINES = 1_000
+"""Lines of each part (output, traceback, result, tool calls) an unfolded card shows; the
+whole text is one key away (`v`, the output screen)."""
+UNFOLD_HINT = " · enter unfolds"
+WHOLE_HINT = " · v shows them all"
 CALL_WIDTH = 100
 
 
@@ -41,17 +46,23 @@ def _tail(lines: list[T], limit: int) -> tuple[list[T], int]:
     return lines[hidden:], hidden
 
 
-def output_content(execution: ExecutionFinished) -> Content:
+def _hint(expanded: bool) -> str:
+    """How to see what a part leaves out: unfold the card, or (unfolded) the whole text."""
+    return WHOLE_HINT if expanded else UNFOLD_HINT
+
+
+def output_content(execution: ExecutionFinished, expanded: bool = False) -> Content:
     """stdout and stderr lines in order, each with a gutter naming its stream."""
-    return log_content(execution.logs, execution.logs_truncated)
+    return log_content(execution.logs, execution.logs_truncated, expanded)
 
 
-def log_content(logs: list[LogLine], truncated: bool = False) -> Content:
-    """The last MAX_LOG_LINES of `logs`, each with a gutter naming its stream."""
-    lines, hidden = _tail(list(logs), MAX_LOG_LINES)
+def log_content(logs: list[LogLine], truncated: bool = False, expanded: bool = False) -> Content:
+    """The last MAX_LOG_LINES of `logs` (UNFOLDED_LINES once `expanded`), each with a gutter
+    naming its stream."""
+    lines, hidden = _tail(list(logs), UNFOLDED_LINES if expanded else MAX_LOG_LINES)
     parts: list[str | tuple[str, str]] = []
     if hidden:
-        parts.append((f"… {hidden} earlier output lines\n", "dim"))
+        parts.append((f"… {hidden} earlier output lines{_hint(expanded)}\n", "dim"))
     for line in lines:
         text = clipped(line.text.rstrip("\n")) + "\n"
         if line.stream == "stderr":
@@ -63,7 +74,7 @@ def log_content(logs: list[LogLine], truncated: bool = False) -> Content:
     return Content.assemble(*parts).rstrip() if parts else Content("")
 
 
-def error_content(execution: ExecutionFinished) -> Content:
+def error_content(execution: ExecutionFinished, expanded: bool = False) -> Content:
     """The error, time-out or kill of a failed execution, with the traceback's tail."""
     parts: list[str | tuple[str, str]] = []
     if execution.timed_out:
@@ -73,21 +84,23 @@ def error_content(execution: ExecutionFinished) -> Content:
     error = execution.error
     if error is not None:
         parts.append((f"✗ {clipped(error.type)}: {clipped(error.message)}\n", "$text-error bold"))
-        trace, hidden = _tail(error.traceback.rstrip().splitlines(), MAX_TRACEBACK_LINES)
+        limit = UNFOLDED_LINES if expanded else MAX_TRACEBACK_LINES
+        trace, hidden = _tail(error.traceback.rstrip().splitlines(), limit)
         if hidden:
-            parts.append((f"  … {hidden} earlier traceback lines\n", "dim"))
+            parts.append((f"  … {hidden} earlier traceback lines{_hint(expanded)}\n", "dim"))
         parts += [(f"  {clipped(line)}\n", "$text-error 70%") for line in trace]
     return Content.assemble(*parts).rstrip() if parts else Content("")
 
 
-def result_content(execution: ExecutionFinished) -> Content:
+def result_content(execution: ExecutionFinished, expanded: bool = False) -> Content:
     """The returned value as pretty JSON (cut after a few lines) and unserializable keys."""
     parts: list[str | tuple[str, str]] = []
     if execution.result is not None:
-        lines, hidden = _head(_pretty(execution.result).splitlines(), MAX_RESULT_LINES)
+        limit = UNFOLDED_LINES if expanded else MAX_RESULT_LINES
+        lines, hidden = _head(pretty(execution.result).splitlines(), limit)
         parts += [("→ ", "$text-success bold"), "\n  ".join(map(clipped, lines)) + "\n"]
         if hidden:
-            parts.append((f"  … {hidden} more lines\n", "dim"))
+            parts.append((f"  … {hidden} more lines{_hint(expanded)}\n", "dim"))
     if execution.non_serializable:
         names = ", ".join(execution.non_serializable)
         parts.append((f"not serializable, left out: {names}\n", "dim italic"))
@@ -98,7 +111,8 @@ def _head(lines: list[str], limit: int) -> tuple[list[str], int]:
     return lines[:limit], max(0, len(lines) - limit)
 
 
-def _pretty(value: Any) -> str:
+def pretty(value: Any) -> str:
+    """A returned value as the cards show it: a string as it is, anything else as JSON."""
     if isinstance(value, str):
         return value
     return json.dumps(value, indent=2, ensure_ascii=False, default=str)
@@ -119,11 +133,12 @@ def _one_line(text: str, width: int) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
-def program_calls_content(step: StepState) -> Content:
+def program_calls_content(step: StepState, expanded: bool = False) -> Content:
     """The tool calls the step's program made, one line each: name(arguments), how it went
     and the first of its output."""
     parts: list[str | tuple[str, str]] = []
-    for entry in step.tool_calls[:MAX_PROGRAM_CALLS]:
+    limit = UNFOLDED_LINES if expanded else MAX_PROGRAM_CALLS
+    for entry in step.tool_calls[:limit]:
         call, result = entry.call, entry.result
         arguments = ", ".join(
             f"{k}={json.dumps(v, ensure_ascii=False, default=str)}"
@@ -136,9 +151,9 @@ def program_calls_content(step: StepState) -> Content:
         mark, style = ("✓", "$text-success") if result.ok else ("✗", "$text-error")
         parts += ["  ", (f"{mark} {result.duration:.2f}s", style)]
         parts += ["  ", (f"{_one_line(result.output, CALL_WIDTH)}\n", "" if result.ok else style)]
-    hidden = len(step.tool_calls) - MAX_PROGRAM_CALLS
+    hidden = len(step.tool_calls) - limit
     if hidden > 0:
-        parts.append((f"… {hidden} more tool calls\n", "dim"))
+        parts.append((f"… {hidden} more tool calls{_hint(expanded)}\n", "dim"))
     return Content.assemble(*parts).rstrip() if parts else Content("")
 
 
@@ -196,17 +211,35 @@ def step_subtitle(step: StepState, closed: str | None = None) -> str:
     return "thinking…" if not step.thought_complete else ""
 
 
-def execution_content(step: StepState) -> Content:
-    """A not-isolated warning, then the execution's output, error and result, spaced apart."""
+def step_foldable(step: StepState) -> bool:
+    """Whether the folded card leaves part of the step's output, traceback, result or tool
+    calls out."""
+    execution = step.execution
+    logs = execution.logs if execution is not None else step.live_logs
+    if len(logs) > MAX_LOG_LINES or len(step.tool_calls) > MAX_PROGRAM_CALLS:
+        return True
+    if execution is None:
+        return False
+    error = execution.error
+    if error is not None and error.traceback.rstrip().count("\n") >= MAX_TRACEBACK_LINES:
+        return True
+    result = execution.result
+    return result is not None and pretty(result).count("\n") >= MAX_RESULT_LINES
+
+
+def execution_content(step: StepState, expanded: bool = False) -> Content:
+    """A not-isolated warning, then the execution's output, error and result, spaced apart
+    (`expanded`: up to UNFOLDED_LINES of each)."""
     parts: list[Content] = []
     if step.backend is not None and not step.isolated:
         warning = f"⚠ ran on '{step.backend}', which is not isolated from this machine"
         parts.append(Content.styled(warning, "$text-warning bold"))
     if step.execution is None and step.live_logs:
-        parts.append(log_content(step.live_logs))
+        parts.append(log_content(step.live_logs, expanded=expanded))
     if step.execution is not None:
         parts += [
-            render(step.execution) for render in (output_content, error_content, result_content)
+            render(step.execution, expanded)
+            for render in (output_content, error_content, result_content)
         ]
     return Content("\n\n").join(part for part in parts if part)
 
@@ -214,7 +247,9 @@ def execution_content(step: StepState) -> Content:
 class StepCard(Vertical):
     """One step of the agent. The final-answer box is mounted only once there is one.
 
-    `closed` is how the session ended (None while it runs)."""
+    Folded, its output, traceback, result and tool calls are cut to their last (or first)
+    lines; unfolded (Enter on the stream pane) it shows up to UNFOLDED_LINES of
+    each. `closed` is how the session ended (None while it runs)."""
 
     def __init__(self, step: StepState) -> None:
         super().__init__(classes="card step-card")
@@ -224,6 +259,8 @@ class StepCard(Vertical):
         self._thought = ""
         self._code: tuple[str, str] | None = None
         self._execution_key: tuple[object, ...] | None = None
+        self._expanded = False
+        self._foldable = False
         self._checks: tuple[object, ...] = ()
         self._calls: tuple[object, ...] = ()
         self._final: str | None = None
@@ -273,6 +310,23 @@ class StepCard(Vertical):
         self.border_subtitle = step_subtitle(step, self.closed)
 
     @property
+    def expanded(self) -> bool:
+        return self._expanded
+
+    @property
+    def foldable(self) -> bool:
+        """Whether unfolding shows more than the folded card."""
+        return self._foldable
+
+    async def set_expanded(self, expanded: bool) -> None:
+        """Unfold (or fold) the step's output, traceback, result and tool calls."""
+        self._expanded = expanded
+        self.set_class(expanded, "-expanded")
+        if self._composed:
+            self._show_calls(self._step)
+            self._show_execution(self._step)
+
+    @property
     def files(self) -> FilesView:
         """The files the step's run wrote."""
         return self._files_view
@@ -294,23 +348,33 @@ class StepCard(Vertical):
         code.update(numbered_code(clipped(step.code, TEXT_CHARS), step.language))
 
     def _show_execution(self, step: StepState) -> None:
-        key = (step.execution, step.backend, step.isolated, len(step.live_logs))
+        key = (
+            step.execution,
+            step.backend,
+            step.isolated,
+            len(step.live_logs),
+            len(step.tool_calls),
+            self._expanded,
+        )
         if key == self._execution_key:
             return
+        if key[:5] != (self._execution_key or ())[:5]:
+            self._foldable = step_foldable(step)
         self._execution_key = key
-        content = execution_content(step)
+        content = execution_content(step, self._expanded)
         widget = self._execution_view
         widget.display = bool(content)
         widget.update(content)
 
     def _show_calls(self, step: StepState) -> None:
-        key = tuple((entry.call.call_id, entry.result) for entry in step.tool_calls)
+        calls = tuple((entry.call.call_id, entry.result) for entry in step.tool_calls)
         widget = self._calls_view
-        widget.display = bool(key)
+        widget.display = bool(calls)
+        key = (calls, self._expanded)
         if key == self._calls:
             return
         self._calls = key
-        widget.update(program_calls_content(step))
+        widget.update(program_calls_content(step, self._expanded))
 
     def _show_checks(self, step: StepState) -> None:
         key = tuple(step.checks)

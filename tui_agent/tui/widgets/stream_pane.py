@@ -6,11 +6,16 @@ SessionState — the next one of a live session, the same one after an event was
 a fresh re-fold. Only the newest `window` entries are mounted (a long session would
 otherwise mount thousands of widgets); `e` shows more of the earlier ones, `o` unfolds (or
 folds) the artifacts shown. Up and down move a cursor over the cards (the pane follows the
-newest card again at `end`); Enter unfolds the card under it.
+newest card again at `end`); Enter unfolds the card under it, `v` shows its whole text on
+a screen of its own (tui/stream/output_screen.py). `/` searches the whole text of every card
+(folded output included): the current match's card is unfolded, marked and scrolled to;
+Enter / `n` and shift+Enter / `N` step through the matches, Escape leaves the input, then
+clears the search.
 """
 
 from __future__ import annotations
 
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -19,6 +24,12 @@ from textual.widgets import Static
 
 from tui_agent.events import OPEN_STATUSES, Artifact, VersionDecided
 from tui_agent.session import SessionState, StepState
+from tui_agent.tui.export.clipboard import copy_text
+from tui_agent.tui.stream.entry_text import entry_lines, entry_title
+from tui_agent.tui.stream.matches import Hit, Matches
+from tui_agent.tui.stream.output_screen import OutputScreen
+from tui_agent.tui.stream.search_bar import SearchBar
+from tui_agent.tui.stream.search_state import StreamSearch
 from tui_agent.tui.stream_groups import CallGroup, StreamEntry, StreamGroups
 from tui_agent.tui.widgets.artifact_card import (
     ArtifactCard,
@@ -28,12 +39,21 @@ from tui_agent.tui.widgets.artifact_card import (
 )
 from tui_agent.tui.widgets.entry_cards import CARD_KINDS, EntryCard
 from tui_agent.tui.widgets.group_card import GroupCard
-from tui_agent.tui.widgets.mounting import mount_into, on_screen
+from tui_agent.tui.widgets.mounting import (
+    FIRST_WINDOW,
+    first_mounted,
+    grown_window,
+    mount_into,
+    on_screen,
+)
 from tui_agent.tui.widgets.status_line import STATUS_STYLES
 from tui_agent.tui.widgets.step_card import StepCard
 
 WINDOW = 30
 """Timeline entries mounted at first; `e` adds this many more each time."""
+FARTHEST_JUMP = 300
+"""Most cards a search mounts to reach an earlier match; one farther back is shown whole on
+the output screen (`v`) instead."""
 
 Card = StepCard | EntryCard | ArtifactCard | GroupCard
 
@@ -83,6 +103,12 @@ def card_for(entry: StreamEntry, state: SessionState, closed: str | None = None)
 class StreamPane(VerticalScroll):
     """The session's stream as cards, newest at the bottom (kept in view while it grows)."""
 
+    DEFAULT_CSS = """
+    StreamPane > SearchBar {
+        dock: bottom;
+    }
+    """
+
     BINDINGS = [
         Binding(
             "enter",
@@ -97,6 +123,50 @@ class StreamPane(VerticalScroll):
             "Unfold all",
             id="stream.unfold",
             tooltip="Unfold the artifacts shown (strategy, recipe, code), or fold them again",
+        ),
+        Binding(
+            "v",
+            "view_text",
+            "Full text",
+            id="stream.full-text",
+            tooltip="The whole text of the card under the cursor (or of the current match), "
+            "paged and searchable",
+        ),
+        Binding(
+            "y",
+            "copy_card",
+            "Copy",
+            id="stream.copy-card",
+            tooltip="Copy the card under the cursor (the newest without one), whole, as plain text",
+            show=False,
+        ),
+        Binding(
+            "slash",
+            "search",
+            "Search",
+            id="stream.search",
+            tooltip="Search the text of every card, folded output included",
+        ),
+        Binding(
+            "n",
+            "step_match(1)",
+            "Next match",
+            id="stream.next-match",
+            tooltip="Go to the next match of the search",
+        ),
+        Binding(
+            "N",
+            "step_match(-1)",
+            "Prev match",
+            id="stream.previous-match",
+            tooltip="Go to the previous match of the search",
+        ),
+        Binding(
+            "escape",
+            "clear_search",
+            "Clear search",
+            id="stream.clear-search",
+            tooltip="Clear the search and its marks (Escape again goes back)",
         ),
         Binding(
             "e",
@@ -126,7 +196,7 @@ class StreamPane(VerticalScroll):
             "follow",
             "Follow",
             id="stream.follow",
-            tooltip="Drop the cursor and follow the newest card",
+            tooltip="Go to the end: drop the cursor and follow the newest card",
             show=False,
         ),
     ]
@@ -134,7 +204,7 @@ class StreamPane(VerticalScroll):
     def __init__(self, empty_text: str, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._empty_text = empty_text
-        self._window = WINDOW
+        self._window = FIRST_WINDOW
         self._first = 0
         self._cards: list[Card] = []
         self._state: SessionState | None = None
@@ -144,11 +214,23 @@ class StreamPane(VerticalScroll):
         self._earlier = Static(classes="earlier")
         self._empty = Static(self._empty_text, classes="empty")
         self._ended = Static(classes="ended")
+        self._search = StreamSearch(self, self._card_at)
+        self._bar = self._search.bar
 
     def compose(self) -> ComposeResult:
         yield self._earlier
         yield self._empty
         yield self._ended
+        yield self._bar
+
+    @property
+    def search_bar(self) -> SearchBar:
+        return self._bar
+
+    @property
+    def matches(self) -> Matches:
+        """The search's matches across the stream (blocks are stream indexes)."""
+        return self._search.matches
 
     @property
     def card_count(self) -> int:
@@ -179,7 +261,19 @@ class StreamPane(VerticalScroll):
             self._cursor is not None,
             self._target() is not None,
             any(card.foldable for card in self._artifact_cards()),
+            self._bar.is_open,
         )
+
+    def action_copy_card(self) -> None:
+        """Copy the card under the cursor (the newest without one) whole, as plain text."""
+        if self._state is None:
+            return
+        stream = self.entries(self._state)
+        if stream:
+            entry = stream[self._cursor if self._cursor is not None else -1]
+            copy_text(
+                self.app, "\n".join(entry_lines(entry, self._session_end())), entry_title(entry)
+            )
 
     def entries(self, state: SessionState) -> list[StreamEntry]:
         """The stream entries (one per card) of `state`."""
@@ -195,7 +289,7 @@ class StreamPane(VerticalScroll):
         total = len(stream)
         if self._cursor is not None and self._cursor >= total:
             self._cursor = None
-        first = max(0, total - self._window)
+        first = first_mounted(total, self._window, WINDOW)
         if self._cursor is not None:
             first = min(first, self._cursor)
         end = self._first + len(self._cards)
@@ -257,6 +351,11 @@ class StreamPane(VerticalScroll):
         """
         if self._cursor is not None:
             return
+        window = grown_window(self, self._window, self._first, WINDOW)
+        if window != self._window and self._state is not None:
+            self._window = window
+            self.call_later(self.sync, self._state)
+            return
         # max_scroll_y comes from the sizes set with the last layout, as the anchor's scrolling
         # does; the on-screen region may still be the previous frame's.
         overflowing = self.max_scroll_y > 0
@@ -276,30 +375,34 @@ class StreamPane(VerticalScroll):
             return any(card.foldable for card in self._artifact_cards())
         if action == "toggle_card":
             return self._target() is not None
-        if action == "follow":
-            return self._cursor is not None
+        if action in ("step_match", "clear_search"):
+            return self._bar.is_open
+        if action == "search":  # in the input, `/` is text
+            return not self._bar.has_focus_within
+        if action == "view_text":
+            return bool(self._cards)
         return True
 
     def _artifact_cards(self) -> list[ArtifactCard]:
         return [card for card in self._cards if isinstance(card, ArtifactCard)]
 
     def _target(self) -> ArtifactCard | GroupCard | StepCard | None:
-        """The card Enter acts on: the one under the cursor (a step: when it has an image to
-        open), else the newest foldable one."""
+        """The card Enter acts on: the one under the cursor (a step: when it leaves text out
+        or has an image to open), else the newest foldable one."""
         if self._cursor is not None:
             card = self._cards[self._cursor - self._first]
-            if isinstance(card, StepCard):
-                return card if card.files.openable else None
-            foldable = isinstance(card, ArtifactCard | GroupCard) and card.foldable
+            if isinstance(card, StepCard) and card.files.openable:
+                return card
+            foldable = isinstance(card, ArtifactCard | GroupCard | StepCard) and card.foldable
             return card if foldable else None  # type: ignore[return-value]
         for card in reversed(self._cards):
-            if isinstance(card, ArtifactCard | GroupCard) and card.foldable:
+            if isinstance(card, ArtifactCard | GroupCard | StepCard) and card.foldable:
                 return card
         return None
 
     async def action_toggle_card(self) -> None:
         card = self._target()
-        if isinstance(card, StepCard):
+        if isinstance(card, StepCard) and not card.foldable:
             card.files.open_first()
         elif card is not None:
             await card.set_expanded(not card.expanded)
@@ -347,3 +450,74 @@ class StreamPane(VerticalScroll):
             return
         self._window += WINDOW
         await self.sync(self._state)
+
+    def action_view_text(self) -> None:
+        """Show the whole text of the current match's card when the card leaves the match
+        out, else of the card under the cursor (the newest without one)."""
+        if self._state is None or not self._cards:
+            return
+        entries = self._groups.entries(self._state)
+        hit = self._search.unshown_hit
+        if hit is not None:
+            index = hit.block
+        else:
+            index = self._cursor if self._cursor is not None else len(entries) - 1
+        entry = entries[index]
+        query = self._search.matches.query
+        at = Hit(0, hit.line, hit.column) if hit is not None else None
+        screen = OutputScreen(
+            entry_title(entry), entry_lines(entry, self._session_end()), query, at
+        )
+        self.app.push_screen(screen)
+
+    def _session_end(self) -> str | None:
+        state = self._state
+        return None if state is None or state.status in OPEN_STATUSES else state.status
+
+    def action_search(self) -> None:
+        """Open the search input (on the search's string, if there is one)."""
+        self._bar.open()
+        self.refresh_bindings()
+
+    async def action_step_match(self, delta: int) -> None:
+        await self._search.step(delta)
+        self.refresh_bindings()
+
+    async def action_clear_search(self) -> None:
+        self._search.clear()
+        self.refresh_bindings()
+
+    @on(SearchBar.Changed)
+    async def _searched(self, message: SearchBar.Changed) -> None:
+        message.stop()
+        if self._state is None:
+            return
+        entries = self._groups.entries(self._state)
+        start = self._first if self._cursor is None else self._cursor
+        await self._search.search(message.query, entries, self._session_end(), start)
+        self.refresh_bindings()
+
+    @on(SearchBar.Stepped)
+    async def _stepped(self, message: SearchBar.Stepped) -> None:
+        message.stop()
+        await self.action_step_match(message.delta)
+
+    @on(SearchBar.Left)
+    def _search_left(self, message: SearchBar.Left) -> None:
+        message.stop()
+        self.focus()
+        self.refresh_bindings()
+
+    async def _card_at(self, index: int) -> Card | None:
+        """The card of stream entry `index` under the cursor, mounted if need be (None: it
+        is too far back to mount)."""
+        if self._state is None or index < self._first - FARTHEST_JUMP:
+            return None
+        total = len(self._groups.entries(self._state))
+        self._window = max(self._window, total - index)
+        self._cursor = index
+        if index < self._first:
+            await self.sync(self._state)
+        self.anchor(False)
+        self._mark_cursor()
+        return self._cards[index - self._first]
