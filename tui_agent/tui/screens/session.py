@@ -148,7 +148,7 @@ class SessionScreen(RefineFlow):
         Binding(
             "d",
             "review",
-            "Review candidate",
+            "Review",
             id="session.review",
             tooltip="Show the diff of the version waiting for your decision: accept or reject",
         ),

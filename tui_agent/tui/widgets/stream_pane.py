@@ -123,6 +123,7 @@ class StreamPane(VerticalScroll):
             "Unfold all",
             id="stream.unfold",
             tooltip="Unfold the artifacts shown (strategy, recipe, code), or fold them again",
+            show=False,  # in the palette: an 80-column footer keeps the session's own keys
         ),
         Binding(
             "v",
@@ -131,6 +132,7 @@ class StreamPane(VerticalScroll):
             id="stream.full-text",
             tooltip="The whole text of the card under the cursor (or of the current match), "
             "paged and searchable",
+            show=False,  # a folded card says `v shows them all`; in the palette too
         ),
         Binding(
             "y",
