@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from artifact_factory import refinement_of_price, scrape_started, scrape_with_artifacts
+from batch_factory import RECIPE_ITEMS, batch_sessions
 from session_factory import agent_of, at_fixed_times, codeact_payloads, started, store_events
 from session_factory import wait_until as wait
 from test_app import posted, stored_events
@@ -21,6 +22,7 @@ from tui_agent.config import Settings
 from tui_agent.events import SessionEnded
 from tui_agent.store import Store
 from tui_agent.tui.app import TuiAgentApp
+from tui_agent.tui.batch.screen import BatchScreen
 from tui_agent.tui.screens.confirm import ConfirmModal, QuitModal
 from tui_agent.tui.screens.diff import DiffScreen
 from tui_agent.tui.screens.home import HomeScreen
@@ -116,6 +118,22 @@ async def test_a_sentence_typed_anywhere_starts_no_work(
     assert await event_counts(refined_db) == before, "typing recorded something"
     if opened == "review":
         assert shown is DiffScreen  # still deciding: no letter accepted the candidate
+
+
+async def test_a_sentence_typed_on_a_batch_starts_no_work(db_path: Path) -> None:
+    batch = "ba7c40000001"
+    for events in batch_sessions(batch, RECIPE_ITEMS):
+        await store_events(db_path, events)
+    before = await event_counts(db_path)
+    messages: list[Message] = []
+    app = TuiAgentApp(db_path, open_session=batch)
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await wait(pilot, lambda: isinstance(app.screen, BatchScreen))
+        await pilot.pause(0.2)
+        await type_sentence(pilot)
+        await pilot.pause(0.2)
+    assert work_started(messages) == []
+    assert await event_counts(db_path) == before
 
 
 async def test_ctrl_y_confirms_what_typing_cannot(refined_db: Path, tmp_path: Path) -> None:
