@@ -21,7 +21,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import AwaitRemove
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from tui_agent.batch.state import BatchState, ItemState
 from tui_agent.errors import UserError
@@ -33,6 +33,7 @@ from tui_agent.tui.batch.items import BatchItemsTable, failing
 from tui_agent.tui.batch.progress import BatchProgress
 from tui_agent.tui.export.choices import batch_exports
 from tui_agent.tui.export.screen import ExportScreen
+from tui_agent.tui.footer import Footer
 from tui_agent.tui.messages import EventsReceived, SessionMode, SessionOpened, SessionRequested
 from tui_agent.tui.screens.confirm import CancelRunModal
 from tui_agent.tui.screens.session import FRAME, LiveRun, title_line

@@ -37,7 +37,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.timer import Timer
 from textual.widget import AwaitRemove
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import Worker
 
 from tui_agent.agents.requests import RequestError
@@ -53,6 +53,7 @@ from tui_agent.terminal_text import visible, visible_event
 from tui_agent.tui.current_logic import current_logic
 from tui_agent.tui.export.choices import session_exports
 from tui_agent.tui.export.screen import ExportScreen
+from tui_agent.tui.footer import Footer
 from tui_agent.tui.messages import (
     ContinueRequested,
     EventsReceived,
