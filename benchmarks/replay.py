@@ -1,18 +1,24 @@
-"""Replay of a 10,000-event session: time to first paint jumped to the end, and peak memory.
+"""Replay of a long session: time to first paint jumped to the end, moves from there, memory.
 
 Builds a realistic codeact-like session (streamed thought tokens, code, executions with output,
-LLM calls, item batches with analysis, logs, tool calls) in a temporary SQLite database, then
-measures each case in a fresh interpreter (so peak RSS belongs to that case alone):
+LLM calls, item batches with analysis, logs, tool calls) of each size asked for in a temporary
+SQLite database, then measures each case in a fresh interpreter (so peak RSS belongs to that
+case alone):
 
 - baseline: read the session's events from the store and fold them once (what any view of
   the session has to do at least);
 - home: the app showing the sessions list (Textual's own footprint);
-- replay: the app opened on the replay screen, `end` pressed, until the screen is idle.
+- replay: the app opened on the replay screen, `end` pressed, until the screen is idle; then,
+  one key at a time and each until idle again: a step back (a re-fold), a step forward,
+  three pages of scrolling up the stream and three down, a cursor move onto a card, `home`;
+  and a key that does nothing (the floor: what the test pilot's waiting for idle costs).
 
-Also times the replay controller stepping through all events one by one (incremental apply)
-against one plain fold. Prints medians and ratios against the baseline measured in this run.
+Times are wall clock; CPU time (of that process) is shown beside them, as the machine may be
+shared. Also times the replay controller stepping through all events one by one (incremental
+apply) against one plain fold. Prints medians and ratios against the baseline measured in
+this run.
 
-    .venv/bin/python benchmarks/replay.py [--events 10000] [--repeat 3]
+    .venv/bin/python benchmarks/replay.py [--events 10000,100000] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -125,13 +131,29 @@ def peak_rss_mb() -> float:
 async def child_baseline(db_path: Path) -> dict[str, float]:
     from tui_agent.store import Store
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     async with await Store.open(db_path) as store:
         events = await store.events(SESSION_ID)
     state = fold(events)
     seconds = time.perf_counter() - start
     assert state.event_count == len(events)
-    return {"seconds": seconds, "rss_mb": peak_rss_mb()}
+    return {"seconds": seconds, "cpu": time.process_time() - cpu, "rss_mb": peak_rss_mb()}
+
+
+MOVES: list[tuple[str, tuple[str, ...]]] = [
+    ("step back (re-fold)", ("left",)),
+    ("step forward", ("right",)),
+    ("scroll up a page", ("pageup",)),
+    ("scroll up a page", ("pageup",)),
+    ("scroll up a page", ("pageup",)),
+    ("scroll down a page", ("pagedown",)),
+    ("scroll down a page", ("pagedown",)),
+    ("scroll down a page", ("pagedown",)),
+    ("cursor onto the card above", ("up",)),
+    ("`home` (back to the start)", ("home",)),
+    ("a key bound to nothing (floor)", ("f12",)),
+]
+"""The moves timed after the jump to the end, in order, one key each."""
 
 
 async def child_app(db_path: Path, replay: bool) -> dict[str, float]:
@@ -139,9 +161,10 @@ async def child_app(db_path: Path, replay: bool) -> dict[str, float]:
     from tui_agent.tui.screens.home import HomeScreen
     from tui_agent.tui.screens.replay import ReplayScreen
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     app = TuiAgentApp(db_path, replay_session=SESSION_ID if replay else None)
     target = ReplayScreen if replay else HomeScreen
+    timings: dict[str, float] = {}
     async with app.run_test(size=SIZE) as pilot:
         while not isinstance(app.screen, target):
             await asyncio.sleep(0.005)
@@ -154,12 +177,20 @@ async def child_app(db_path: Path, replay: bool) -> dict[str, float]:
                 await asyncio.sleep(0.005)
         await pilot.wait_for_scheduled_animations()
         await pilot.pause()
-        painted = time.perf_counter()
+        painted, painted_cpu = time.perf_counter(), time.process_time()
+        if replay:
+            for name, keys in MOVES:
+                began = time.perf_counter()
+                await pilot.press(*keys)
+                await pilot.pause()
+                timings[name] = max(timings.get(name, 0.0), time.perf_counter() - began)
     return {
         "seconds": painted - start,
+        "cpu": painted_cpu - cpu,
         "open_seconds": opened - start,
         "end_seconds": painted - opened,
         "rss_mb": peak_rss_mb(),
+        **{f"move:{name}": seconds for name, seconds in timings.items()},
     }
 
 
@@ -176,9 +207,9 @@ def stepping(events: list[Event]) -> dict[str, float]:
         replay.forward()
     step_seconds = time.perf_counter() - start
     start = time.perf_counter()
-    for _ in range(100):
+    for _ in range(10):
         replay.back()
-    back_seconds = (time.perf_counter() - start) / 100
+    back_seconds = (time.perf_counter() - start) / 10
     return {"fold": fold_seconds, "forward_all": step_seconds, "one_back": back_seconds}
 
 
@@ -196,9 +227,43 @@ def median(runs: list[dict[str, float]], key: str) -> float:
     return statistics.median(run[key] for run in runs)
 
 
+def report(count: int, repeat: int, runs: dict[str, list[dict[str, float]]]) -> None:
+    """Print one session size's table, ratios and move latencies."""
+    base, home, replay = runs["baseline"], runs["home"], runs["replay"]
+    base_s, replay_s = median(base, "seconds"), median(replay, "seconds")
+    print(f"replay of a {count:,}-event session, terminal {SIZE[0]}x{SIZE[1]},")
+    print(f"median of {repeat} runs, each case in a fresh interpreter\n")
+    print(f"{'case':<44}{'time':>10}{'CPU':>10}{'peak RSS':>12}")
+    rows = [
+        ("baseline: load events from SQLite + fold", base_s, median(base, "cpu"), base),
+        ("app on the sessions list (first paint)", median(home, "seconds"), None, home),
+        ("replay: open the replay screen", median(replay, "open_seconds"), None, None),
+        ("replay: then `end` (fold + paint)", median(replay, "end_seconds"), None, None),
+        ("replay: first paint jumped to the end", replay_s, median(replay, "cpu"), replay),
+    ]
+    for name, seconds, cpu, rss_runs in rows:
+        line = f"{name:<44}{seconds * 1000:>8.0f} ms"
+        line += f"{cpu * 1000:>7.0f} ms" if cpu is not None else " " * 10
+        line += f"{median(rss_runs, 'rss_mb'):>9.0f} MB" if rss_runs else ""
+        print(line)
+    cpu_ratio = median(replay, "cpu") / median(base, "cpu")
+    print(
+        f"\nratio replay first paint / baseline: {replay_s / base_s:.1f}x (CPU: {cpu_ratio:.1f}x)"
+    )
+    replay_rss = median(replay, "rss_mb")
+    print(
+        f"ratio replay peak RSS / baseline: {replay_rss / median(base, 'rss_mb'):.2f}x; "
+        f"/ app on the sessions list: {replay_rss / median(home, 'rss_mb'):.2f}x"
+    )
+    print("\nfrom the end, one key each, until idle (slowest of its kind, median of runs):")
+    for name in dict.fromkeys(name for name, _ in MOVES):
+        seconds = median(replay, f"move:{name}")
+        print(f"  {name:<42}{seconds * 1000:>8.0f} ms  ({seconds / base_s:.1f}x baseline)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--events", type=int, default=10_000)
+    parser.add_argument("--events", default="10000,100000", help="session sizes, comma-separated")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--child", nargs=2, metavar=("MODE", "DB"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -211,41 +276,24 @@ def main() -> None:
         print(json.dumps(asyncio.run(coroutine)))
         return
 
-    with tempfile.TemporaryDirectory() as tmp:
-        db_path = Path(tmp) / "bench.db"
-        asyncio.run(build_db(db_path, args.events))
-        runs: dict[str, list[dict[str, float]]] = {"baseline": [], "home": [], "replay": []}
-        for _ in range(args.repeat):
-            for mode, results in runs.items():
-                results.append(run_child(mode, db_path))
-        steps = stepping(build_events(args.events))
-
-    base, home, replay = runs["baseline"], runs["home"], runs["replay"]
-    base_s, replay_s = median(base, "seconds"), median(replay, "seconds")
-    print(f"replay of a {args.events:,}-event session, terminal {SIZE[0]}x{SIZE[1]},")
-    print(f"median of {args.repeat} runs, each case in a fresh interpreter\n")
-    print(f"{'case':<44}{'time':>10}{'peak RSS':>12}")
-    rows = [
-        ("baseline: load events from SQLite + fold", base_s, median(base, "rss_mb")),
-        ("app on the sessions list (first paint)", median(home, "seconds"), median(home, "rss_mb")),
-        ("replay: open the replay screen", median(replay, "open_seconds"), None),
-        ("replay: then `end` (fold + paint)", median(replay, "end_seconds"), None),
-        ("replay: first paint jumped to the end", replay_s, median(replay, "rss_mb")),
-    ]
-    for name, seconds, rss in rows:
-        print(f"{name:<44}{seconds * 1000:>8.0f} ms" + (f"{rss:>9.0f} MB" if rss else ""))
-    print(f"\nratio replay first paint / baseline: {replay_s / base_s:.1f}x")
-    replay_rss = median(replay, "rss_mb")
-    print(
-        f"ratio replay peak RSS / baseline: {replay_rss / median(base, 'rss_mb'):.2f}x; "
-        f"/ app on the sessions list: {replay_rss / median(home, 'rss_mb'):.2f}x"
-    )
-    print(
-        f"\nstepping all {args.events:,} events forward one by one: "
-        f"{steps['forward_all'] * 1000:.0f} ms (one plain fold: {steps['fold'] * 1000:.0f} ms, "
-        f"ratio {steps['forward_all'] / steps['fold']:.2f}x); one step back (re-fold) from the "
-        f"end: {steps['one_back'] * 1000:.0f} ms"
-    )
+    for number, count in enumerate(int(size) for size in args.events.split(",")):
+        if number:
+            print("\n" + "-" * 76 + "\n")
+        with tempfile.TemporaryDirectory() as tmp:
+            db_path = Path(tmp) / "bench.db"
+            asyncio.run(build_db(db_path, count))
+            runs: dict[str, list[dict[str, float]]] = {"baseline": [], "home": [], "replay": []}
+            for _ in range(args.repeat):
+                for mode, results in runs.items():
+                    results.append(run_child(mode, db_path))
+        report(count, args.repeat, runs)
+        steps = stepping(build_events(count))
+        print(
+            f"\nstepping all {count:,} events forward one by one: "
+            f"{steps['forward_all'] * 1000:.0f} ms (one plain fold: {steps['fold'] * 1000:.0f} ms,"
+            f" ratio {steps['forward_all'] / steps['fold']:.2f}x); one step back (re-fold) from"
+            f" the end: {steps['one_back'] * 1000:.0f} ms"
+        )
 
 
 if __name__ == "__main__":

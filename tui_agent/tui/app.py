@@ -3,10 +3,11 @@ live sessions in workers. Screens and widgets do the rest."""
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from contextlib import suppress
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 from typing import Literal
 
@@ -15,6 +16,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.filter import LineFilter
 from textual.notifications import SeverityLevel
+from textual.screen import Screen
 from textual.widgets import Input, TextArea
 from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
@@ -45,7 +47,7 @@ from tui_agent.tui.retry import RETRY_HINT
 from tui_agent.tui.running_work import StepStopper
 from tui_agent.tui.screens.confirm import QuitModal
 from tui_agent.tui.screens.continue_flow import prepare_continuation
-from tui_agent.tui.screens.home import HomeScreen
+from tui_agent.tui.screens.home import HomeLater, HomeScreen
 from tui_agent.tui.screens.refine_flow import REFINE_WORKERS
 from tui_agent.tui.screens.session import LiveRun, SessionScreen
 from tui_agent.tui.screens.stored import stored_screen
@@ -62,6 +64,14 @@ WORK_NAMES = {
     CONTINUE_WORKERS: "preparing to continue",
 }
 """Worker groups whose work quitting cancels, and how the quit dialog says what one does."""
+
+
+@cache
+def freeze_start_up() -> None:
+    """Once per process: what the imports and start-up made lives as long as the process, so
+    the cyclic collector's full passes (a long session's events trigger some) need not walk
+    it again (`gc.freeze`; objects frozen are still freed once unreferenced)."""
+    gc.freeze()
 
 
 class TuiAgentApp(App[None]):
@@ -102,6 +112,7 @@ class TuiAgentApp(App[None]):
         clock: Callable[[], float] = time.time,
         settings: Settings | None = None,
     ) -> None:
+        freeze_start_up()
         super().__init__()
         self.db_path = Path(db_path)
         self.settings = settings or load_settings(db=self.db_path)
@@ -110,6 +121,7 @@ class TuiAgentApp(App[None]):
         self._open_session = open_session
         self._replay_events = replay_events
         self._replay_session = replay_session
+        self._last_opened: str | None = None
         self._queued: list[Launch | tuple[SessionStarted, AsyncIterator[Event], str | None]] = []
         self._conversations: dict[Worker[SessionState], LiveRun] = {}
         """The live sessions that are conversations (told to end as the app quits)."""
@@ -188,21 +200,36 @@ class TuiAgentApp(App[None]):
 
         self.push_screen(QuitModal(work), answered)
 
+    def get_default_screen(self) -> Screen[None]:
+        """The blank first screen: the sessions list comes up whenever it is on top."""
+        return HomeLater(self.home_screen)
+
+    def home_screen(self) -> HomeScreen:
+        """The sessions list, its cursor on the session shown last."""
+        assert self.store is not None
+        home = HomeScreen(self.store, self.settings)
+        home.came_from = self._last_opened
+        return home
+
     async def on_mount(self) -> None:
+        """Open the store, then the first screen: a replay asked for at once is shown alone
+        (the sessions list is made once it is left), else the sessions list, with the
+        session asked for (if any) over it."""
         try:
             self.store = await Store.open(self.db_path)
         except UserError as error:
             self.exit(return_code=1, message=visible(str(error)))
             return
-        await self.push_screen(HomeScreen(self.store, self.settings))
         if self._replay_events is not None:
             await self.push_screen(
                 stored_screen(None, self._replay_events, "replay", clock=self.clock)
             )
         elif self._replay_session is not None:
             await self.show_session(self._replay_session, "replay")
-        elif self._open_session is not None:
-            await self.show_session(self._open_session, "stored")
+        if isinstance(self.screen, HomeLater):  # no replay, or it could not be opened
+            await self.push_screen(self.home_screen())
+            if self._open_session is not None:
+                await self.show_session(self._open_session, "stored")
         queued, self._queued = self._queued, []
         for launch in queued:
             if isinstance(launch, Launch):
@@ -375,6 +402,7 @@ class TuiAgentApp(App[None]):
     @on(SessionOpened)
     def _session_opened(self, message: SessionOpened) -> None:
         """Back on the home screen, its cursor goes to the session shown last."""
+        self._last_opened = message.session_id
         for screen in self.screen_stack:
             if isinstance(screen, HomeScreen):
                 screen.came_from = message.session_id

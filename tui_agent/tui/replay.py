@@ -1,8 +1,10 @@
 """The replay controller: a position in a recorded event list, its folded state and its clock.
 
 No widgets here. Moving forward applies only the new events to the current state; moving
-backward re-folds from the start (the fold has no undo). The recorded gaps between events,
-capped and divided by the speed, say how long to wait before the next event while playing.
+backward re-folds from the start (the fold has no undo). Events are made display copies
+(`visible_event`) as they are first applied, so a long session opens at once and a jump to
+its end converts each event once. The recorded gaps between events, capped and divided by
+the speed, say how long to wait before the next event while playing.
 """
 
 from __future__ import annotations
@@ -41,8 +43,8 @@ def format_speed(speed: float) -> str:
 class Replay:
     """A position in `events` (0 = nothing applied, len(events) = all) and the state there.
 
-    `events` are kept as display copies (`visible_event`: their controls drawn, not acted
-    on); `state` always equals `fold(events[:position])`.
+    The state is folded from display copies of the events (`visible_event`: their controls
+    drawn, not acted on); `state` always equals `fold(shown(0, position))`.
     """
 
     def __init__(
@@ -50,7 +52,9 @@ class Replay:
     ) -> None:
         if speed not in SPEEDS:
             raise ValueError(f"speed must be one of {', '.join(map(format_speed, SPEEDS))}")
-        self.events = [visible_event(event) for event in events]
+        self._recorded = list(events)
+        self._shown: list[Event] = []
+        """Display copies of the first events, made as far as any position went."""
         self.speed = speed
         self.max_gap = max_gap
         self.position = 0
@@ -58,7 +62,23 @@ class Replay:
 
     @property
     def total(self) -> int:
-        return len(self.events)
+        return len(self._recorded)
+
+    @property
+    def first(self) -> Event | None:
+        """The display copy of the first event (None: there are no events)."""
+        return self.shown(0, 1)[0] if self._recorded else None
+
+    @property
+    def session_id(self) -> str:
+        return self._recorded[0].session_id if self._recorded else ""
+
+    def shown(self, start: int, end: int) -> list[Event]:
+        """The display copies of events `start` to `end` (made on first use)."""
+        made = len(self._shown)
+        if end > made:
+            self._shown += map(visible_event, self._recorded[made:end])
+        return self._shown[start:end]
 
     @property
     def at_end(self) -> bool:
@@ -75,12 +95,13 @@ class Replay:
         if position == self.position:
             return ReplayMove()
         if position > self.position:
-            applied = self.events[self.position : position]
+            applied = self.shown(self.position, position)
+            apply = self.state.apply
             for event in applied:
-                self.state.apply(event)
+                apply(event)
             self.position = position
             return ReplayMove(applied=applied)
-        self.state = fold(self.events[:position])
+        self.state = fold(self.shown(0, position))
         self.position = position
         return ReplayMove(refolded=True)
 
@@ -118,7 +139,7 @@ class Replay:
             return None
         if index == 0:
             return 0.0
-        gap = self.events[index].ts - self.events[index - 1].ts
+        gap = self._recorded[index].ts - self._recorded[index - 1].ts
         return min(max(gap, 0.0), self.max_gap) / self.speed
 
     def advance(self, frame: float) -> ReplayMove:

@@ -34,7 +34,7 @@ class BatchReplayScreen(BatchScreen, ReplayControls):
 
     @property
     def session_id(self) -> str:
-        return self.replay.events[0].session_id if self.replay.events else ""
+        return self.replay.session_id
 
     @property
     def empty_text(self) -> str:
@@ -48,6 +48,5 @@ class BatchReplayScreen(BatchScreen, ReplayControls):
         self._show_position()
 
     def title_content(self) -> Content:
-        first = self.replay.events[0] if self.replay.events else None
-        title = getattr(first, "title", "")
+        title = getattr(self.replay.first, "title", "")
         return title_line("batch", title, self.session_id, prefix="replay")

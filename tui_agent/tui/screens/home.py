@@ -4,6 +4,7 @@ sessions listed under it once expanded (space)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 from textual import on
@@ -11,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from tui_agent.agents.launch import Launch
 from tui_agent.batch.inputs import BatchStart
@@ -22,6 +23,7 @@ from tui_agent.session import SessionSummary
 from tui_agent.store import Store, StoreError
 from tui_agent.terminal_text import visible
 from tui_agent.tui.commands import NewSessionCommands, SessionCommands
+from tui_agent.tui.footer import Footer
 from tui_agent.tui.messages import (
     BatchPrepared,
     ContinueRequested,
@@ -321,3 +323,21 @@ class HomeScreen(Screen[None]):
         self.notify(f"Deleted session {session_id}.")
         self.post_message(SessionDeleted(session_id))
         await self.action_reload()
+
+
+class HomeLater(Screen[None]):
+    """The app's first screen, blank. A session the app opens as it starts is shown over it
+    alone; the sessions list (`make_home`) is made only once this screen comes back on top,
+    that session's screen left, so the session shows without building the list first."""
+
+    def __init__(self, make_home: Callable[[], Screen[None]]) -> None:
+        super().__init__(id="_default")
+        self._make_home = make_home
+        self._started = False
+
+    async def on_screen_resume(self) -> None:
+        """Show the sessions list when back on top (not as the app starts: it opens its
+        first screen itself)."""
+        if self._started and self.is_active:
+            await self.app.push_screen(self._make_home())
+        self._started = True

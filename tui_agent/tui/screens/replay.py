@@ -173,9 +173,10 @@ class ReplayControls(Screen[None]):
 
     async def _apply(self, move: ReplayMove) -> None:
         self.state = self.replay.state
-        if move.changed:
-            await self.render_state()
-        self._show_position()
+        with self.app.batch_update():  # one screen update for the whole move
+            if move.changed:
+                await self.render_state()
+            self._show_position()
 
     def _show_position(self) -> None:
         if not on_screen(self):  # left while a move was shown
@@ -196,12 +197,12 @@ class ReplayScreen(SessionScreen, ReplayControls):
         self.replay = replay
         self.playing = False
         self._timer: Timer | None = None
-        first = replay.events[0] if replay.events else None
+        first = replay.first
         self._started = first if isinstance(first, SessionStarted) else None
 
     @property
     def session_id(self) -> str:
-        return self.replay.events[0].session_id if self.replay.events else ""
+        return self.replay.session_id
 
     @property
     def empty_text(self) -> str:
