@@ -239,8 +239,11 @@ async def test_the_thought_streams_into_the_pane_then_the_answer_shows(
 
 
 def execution_shown(screen: SessionScreen, index: int) -> str:
+    """The execution part of step `index`'s card ("" until the card and its parts are
+    mounted: a card can be in the pane a frame before its children are)."""
     found = card(screen, index)
-    return str(found.query_one(".execution", Static).content) if found else ""
+    parts = found.query(".execution").results(Static) if found else iter(())
+    return next((str(part.content) for part in parts), "")
 
 
 def ticks_shown(screen: SessionScreen) -> list[int]:
