@@ -30,6 +30,8 @@ from tui_agent.web.plan import Strategy, StrategyField
 
 RECIPES = Path(__file__).resolve().parents[2] / "recipes"
 URL = "http://127.0.0.1:8000/panel"
+REFINED = "5c4a9e0000b8"
+"""The id of the refined scrape session of the `refined_db` fixture."""
 
 STRATEGY = Strategy(
     understanding=[

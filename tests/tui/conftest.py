@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import time
 from collections.abc import Awaitable, Callable, Iterable
@@ -18,6 +19,21 @@ RunBefore = Callable[[Pilot[Any]], Awaitable[None] | None]
 @pytest.fixture
 def db_path(tmp_path: Path) -> Path:
     return tmp_path / "sessions.db"
+
+
+@pytest.fixture
+def refined_db(db_path: Path) -> Path:
+    """A stored scrape session (id REFINED) whose feedback was refined: a candidate waits for
+    review."""
+    from artifact_factory import REFINED, refinement_of_price, scrape_started, scrape_with_artifacts
+    from session_factory import at_fixed_times, store_events
+
+    from tui_agent.events import SessionEnded
+
+    payloads = scrape_with_artifacts() + refinement_of_price()
+    events = at_fixed_times(REFINED, scrape_started(), payloads, SessionEnded(status="completed"))
+    asyncio.run(store_events(db_path, events))
+    return db_path
 
 
 @pytest.fixture

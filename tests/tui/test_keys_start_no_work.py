@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from artifact_factory import refinement_of_price, scrape_started, scrape_with_artifacts
+from artifact_factory import REFINED
 from batch_factory import RECIPE_ITEMS, batch_sessions
-from session_factory import agent_of, at_fixed_times, codeact_payloads, started, store_events
+from session_factory import agent_of, codeact_payloads, started, store_events
 from session_factory import wait_until as wait
 from test_app import posted, stored_events
 from textual.message import Message
@@ -28,7 +28,7 @@ from tui_agent.tui.screens.diff import DiffScreen
 from tui_agent.tui.screens.home import HomeScreen
 from tui_agent.tui.screens.session import SessionScreen
 
-SESSION = "5c4a9e0000b8"
+SESSION = REFINED
 SIZE = (110, 36)
 SENTENCE = (
     "are you sure yes refine it and accept the change go on fork continue delete run "
@@ -36,15 +36,6 @@ SENTENCE = (
 )
 """Every letter, and every word a key of a screen once stood for."""
 WORK_GROUPS = {"sessions", "refinement", "continue"}
-
-
-@pytest.fixture
-def refined_db(db_path: Path) -> Path:
-    """A scrape session whose feedback was refined: a candidate waits for review."""
-    payloads = scrape_with_artifacts() + refinement_of_price()
-    events = at_fixed_times(SESSION, scrape_started(), payloads, SessionEnded(status="completed"))
-    asyncio.run(store_events(db_path, events))
-    return db_path
 
 
 def no_model(tmp_path: Path) -> Settings:

@@ -8,7 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from artifact_factory import ITEMS, refinement_of_price, scrape_started, scrape_with_artifacts
+from artifact_factory import (
+    ITEMS,
+    REFINED,
+)
 from session_factory import (
     agent_of,
     at_fixed_times,
@@ -42,17 +45,9 @@ from tui_agent.tui.screens.refine_flow import feedback_applied
 from tui_agent.tui.screens.session import SessionScreen
 from tui_agent.tui.widgets.diff_view import DiffRow, DiffView, diff_rows, unified_content
 
-SESSION = "5c4a9e0000b8"
+SESSION = REFINED
 SIZE = (110, 36)
 REASON = "keeps the old selector: 'a' and 's' typed"
-
-
-@pytest.fixture
-def refined_db(db_path: Path) -> Path:
-    payloads = scrape_with_artifacts() + refinement_of_price()
-    events = at_fixed_times(SESSION, scrape_started(), payloads, SessionEnded(status="completed"))
-    asyncio.run(store_events(db_path, events))
-    return db_path
 
 
 def settings_without_model(tmp_path: Path) -> Settings:

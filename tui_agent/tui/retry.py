@@ -1,13 +1,14 @@
-"""Retry a session that failed from its screen: close its model server's circuit (a server
-that failed is otherwise skipped for a cool-down), then start the same request again as a new
-session through the launch path, in a thread (its checks may wait for a page or a server)."""
+"""The launch path as the TUI calls it (`prepare_in_tui`: in a thread, its checks may wait
+for a page or a server), and retrying a session that failed from its screen: close its model
+server's circuit (a server that failed is otherwise skipped for a cool-down), then start the
+same request again as a new session."""
 
 from __future__ import annotations
 
 from textual.app import App
 
 from tui_agent.agents.launch import Launch, prepare
-from tui_agent.agents.requests import request_from_json
+from tui_agent.agents.requests import RequestBase, request_from_json
 from tui_agent.agents.step_loop import Conversation
 from tui_agent.agents.task.breaker import BREAKER, model_server
 from tui_agent.config import Settings
@@ -42,10 +43,10 @@ def close_circuit(state: SessionState, settings: Settings) -> bool:
     return BREAKER.close(model_server(model, api_base or None))
 
 
-def relaunch(app: App[object], state: SessionState, settings: Settings) -> Launch:
-    """The same request prepared again (raises RequestError when a check now fails); call
-    from a thread."""
-    request = request_from_json(state.request)
+def prepare_in_tui(app: App[object], request: RequestBase, settings: Settings) -> Launch:
+    """`request` through the launch path as the TUI starts sessions: approvals in a modal,
+    the task cache, a conversation for a conversational kind (raises RequestError when a
+    check fails); call from a thread."""
     return prepare(
         request,
         settings,
@@ -53,3 +54,9 @@ def relaunch(app: App[object], state: SessionState, settings: Settings) -> Launc
         cache=TaskCache(settings.db),
         conversation=Conversation() if request.conversational else None,
     )
+
+
+def relaunch(app: App[object], state: SessionState, settings: Settings) -> Launch:
+    """The same request prepared again (raises RequestError when a check now fails); call
+    from a thread."""
+    return prepare_in_tui(app, request_from_json(state.request), settings)

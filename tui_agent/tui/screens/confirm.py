@@ -27,19 +27,29 @@ class ConfirmModal(ModalScreen[bool]):
         Binding("n,escape", "cancel", "No", id="confirm.no", tooltip="Cancel, change nothing"),
     ]
 
-    def __init__(self, title: str, question: str, confirm_label: str = "Delete") -> None:
+    def __init__(
+        self,
+        title: str,
+        question: str,
+        confirm_label: str = "Delete",
+        *,
+        buttons: tuple[str, str] | None = None,
+    ) -> None:
+        """`buttons`: the cancel and confirm buttons' labels (default: `Cancel (n)` and
+        `confirm_label` with its key)."""
         super().__init__(classes="confirm-modal")
         self._title = title
         self._question = question
-        self._confirm_label = confirm_label
+        self._buttons = buttons or ("Cancel (n)", f"{confirm_label} (^y)")
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog") as dialog:
             dialog.border_title = self._title
             yield Static(Content(self._question), classes="question")
             with Horizontal(classes="buttons"):
-                yield Button("Cancel (n)", id="cancel")
-                yield Button(f"{self._confirm_label} (^y)", id="confirm", variant="error")
+                cancel, confirm = self._buttons
+                yield Button(cancel, id="cancel")
+                yield Button(confirm, id="confirm", variant="error")
 
     def on_mount(self) -> None:
         self.query_one("#cancel", Button).focus()
@@ -74,16 +84,8 @@ class CancelRunModal(ConfirmModal):
             "Cancel the running session?",
             f"{what}\nWhat was recorded so far is kept.\n"
             "Escape again (or ctrl+y) cancels it; n lets it run on.",
-            confirm_label="Cancel it",
+            buttons=("Keep running (n)", "Cancel it (esc)"),
         )
-
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog") as dialog:
-            dialog.border_title = self._title
-            yield Static(Content(self._question), classes="question")
-            with Horizontal(classes="buttons"):
-                yield Button("Keep running (n)", id="cancel")
-                yield Button("Cancel it (esc)", id="confirm", variant="error")
 
 
 class EndConversationModal(CancelRunModal):
@@ -95,16 +97,8 @@ class EndConversationModal(CancelRunModal):
             "End the conversation?",
             f"{what}\nIt waits for your next message; leaving ends it (ctrl+g continues it"
             " later).\nEscape again (or ctrl+y) ends it; n stays.",
-            confirm_label="End it",
+            buttons=("Stay (n)", "End it (esc)"),
         )
-
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog") as dialog:
-            dialog.border_title = self._title
-            yield Static(Content(self._question), classes="question")
-            with Horizontal(classes="buttons"):
-                yield Button("Stay (n)", id="cancel")
-                yield Button("End it (esc)", id="confirm", variant="error")
 
 
 class QuitModal(ConfirmModal):
@@ -130,13 +124,5 @@ class QuitModal(ConfirmModal):
             "Quit with work running?",
             f"{shown}{more}\nQuitting cancels it; what was recorded so far is kept.\n"
             "ctrl+q again (or ctrl+y) quits; n or Escape stays.",
-            confirm_label="Quit",
+            buttons=("Stay (n)", "Quit (^q)"),
         )
-
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog") as dialog:
-            dialog.border_title = self._title
-            yield Static(Content(self._question), classes="question")
-            with Horizontal(classes="buttons"):
-                yield Button("Stay (n)", id="cancel")
-                yield Button("Quit (^q)", id="confirm", variant="error")

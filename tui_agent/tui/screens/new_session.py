@@ -19,7 +19,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Select, Static
 
-from tui_agent.agents.launch import Launch, prepare
+from tui_agent.agents.launch import Launch
 from tui_agent.agents.requests import (
     CodeRequest,
     ExecRequest,
@@ -30,13 +30,11 @@ from tui_agent.agents.requests import (
     ToolcodeRequest,
     request_from_inputs,
 )
-from tui_agent.agents.step_loop import Conversation
 from tui_agent.batch.inputs import BatchInputs, BatchStart, prepare_batch
 from tui_agent.config import Settings
-from tui_agent.store.task_cache import TaskCache
 from tui_agent.tui.batch.form import BatchForm
 from tui_agent.tui.request_form import RequestForm, field_id
-from tui_agent.tui.screens.approval import ModalApprover
+from tui_agent.tui.retry import prepare_in_tui
 
 FORM_KINDS: tuple[type[RequestBase], ...] = (
     CodeRequest,
@@ -214,13 +212,7 @@ class NewSessionModal(ModalScreen[Launch | BatchStart | None]):
     def _prepare(self, request: RequestBase) -> None:
         """Prepare the session (the launch path's checks may wait for a page or an engine)."""
         try:
-            launch = prepare(
-                request,
-                self.settings,
-                approver=ModalApprover(self.app),
-                cache=TaskCache(self.settings.db),
-                conversation=Conversation() if request.conversational else None,
-            )
+            launch = prepare_in_tui(self.app, request, self.settings)
         except RequestError as error:
             self.app.call_from_thread(self._refused, error)
             return
