@@ -86,6 +86,7 @@ class ArtifactCard(Vertical):
 
     def __init__(self, artifact: Artifact, status: ArtifactStatus) -> None:
         super().__init__(classes=f"card artifact-card -{artifact.format}")
+        self.set_class(status == "awaiting your decision", "-candidate")
         self.closed: str | None = None
         """How the session ended (shown the same either way)."""
         self._artifact = artifact
@@ -129,6 +130,7 @@ class ArtifactCard(Vertical):
         if artifact != self._artifact:
             self._text, self._hidden = self._measure(artifact)
         self._artifact, self._status = artifact, status
+        self.set_class(status == "awaiting your decision", "-candidate")
         if self.is_mounted:
             await self._render_artifact()
 
@@ -147,7 +149,6 @@ class ArtifactCard(Vertical):
         if key == self._key:
             return
         self._key = key
-        self.set_class(status == "awaiting your decision", "-candidate")
         self._header.update(header_content(artifact, status))
         text, hidden = self._text, self._hidden
         shown = text if self._expanded else folded(text, FOLDED_LINES[artifact.format])[0]
