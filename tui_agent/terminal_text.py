@@ -14,6 +14,8 @@ bidi embeddings, overrides and isolates that reorder a line ("Trojan Source").
   up by; where an id is shown, it goes through `visible`.
 - `without_unsafe` drops them: the last net under a renderer, after layout (every unsafe
   character is zero cells wide there, so dropping one moves nothing).
+- `json_may_be_unsafe` says, from an event's JSON text, whether its display copy can differ
+  from it (False is certain), so a stored session's events skip the walk when they are plain.
 - `terminal_json` escapes the ones JSON leaves raw (DEL, C1, bidi) in JSON text, which
   still parses to the same values.
 
@@ -33,6 +35,10 @@ T = TypeVar("T")
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _LINE_END_CR = re.compile("\r+(?=\n|$)")
 _RAW_IN_JSON = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_UNSAFE_IN_JSON = re.compile(r"\\[bfru]|[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+"""An unsafe character in JSON text: escaped (`\\u001b`, `\\r`, ...) or raw."""
+_ESCAPES = ("\\u", "\\r", "\\b", "\\f")
+"""The JSON escapes an unsafe character can hide behind (all others are safe)."""
 KEPT_FIELDS = frozenset({"session_id"})
 """Fields `visible_event` leaves as they are (keys, not text to read)."""
 
@@ -66,6 +72,17 @@ def terminal_json(text: str) -> str:
     """JSON text with DEL, C1 and bidi controls written as `\\u` escapes (JSON escapes C0
     itself; outside strings JSON has none of these, so the values read back the same)."""
     return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def json_may_be_unsafe(text: str) -> bool:
+    """Whether the JSON `text` may hold a string with an unsafe character, escaped or raw.
+
+    False is certain: the values it parses to are their own display copies. True may be wrong
+    (an escaped backslash before `r`): the caller then makes the copy, which changes nothing.
+    """
+    if text.isascii() and text.isprintable():  # the common case: no raw control, no regex
+        return any(escape in text for escape in _ESCAPES)
+    return _UNSAFE_IN_JSON.search(text) is not None
 
 
 def visible_event(event: T) -> T:

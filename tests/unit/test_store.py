@@ -38,6 +38,7 @@ from tui_agent.session import SessionState, SessionSummary, fold
 from tui_agent.store import SCHEMA_VERSION, SessionNotFound, Store, StoreError
 from tui_agent.store.migrations import APPLICATION_ID, MIGRATIONS, apply_migrations
 from tui_agent.store.rows import SUMMARY_COLUMNS, event_row, summary_row
+from tui_agent.terminal_text import visible_event
 
 TABLES = ("sessions", "events", "items", "feedback", "llm_calls")
 STARTED = SessionStarted(kind="exec", title="t")
@@ -182,6 +183,19 @@ async def test_a_recorded_session_reads_back_as_recorded(store: Store) -> None:
     summary = (await store.list_sessions())[0]
     assert summary.cost_complete is False
     assert summary.prompt_tokens == 600
+
+
+async def test_display_events_are_the_display_copies_of_the_stored_events(store: Store) -> None:
+    recorder, stamped = await record(store)
+    hostile = SessionRecorder(store, "badc0de00001")
+    await hostile.emit(SessionStarted(kind="exec", title="demo\x1b]0;owned\x07"))
+    await hostile.emit(Thought(step=1, text="\u202eevil\x9b2J"))
+    for sid in (recorder.session_id, hostile.session_id):
+        events = await store.events(sid)
+        shown = await store.display_events(sid)
+        assert shown == [visible_event(event) for event in events]
+    assert shown[0].title == "demo␛]0;owned␇" and "\x9b" not in shown[1].text
+    assert await store.display_events(recorder.session_id) == stamped  # nothing to draw there
 
 
 async def test_items_are_paged_by_offset_and_limit(store: Store) -> None:

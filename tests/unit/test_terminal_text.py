@@ -3,11 +3,25 @@
 import io
 import json
 
+import pytest
 from rich.text import Text
 
-from tui_agent.events import ExecutionFinished, LogLine, SessionStarted
+from tui_agent.events import ExecutionFinished, LogLine, SessionStarted, dump_event
 from tui_agent.printer import TerminalConsole
-from tui_agent.terminal_text import terminal_json, visible, visible_event, without_unsafe
+from tui_agent.terminal_text import (
+    json_may_be_unsafe,
+    terminal_json,
+    visible,
+    visible_event,
+    without_unsafe,
+)
+
+UNSAFE = [
+    chr(code)
+    for code in [*range(0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+    if chr(code) not in "\n\t"
+]
+"""Every character `visible` draws instead of passing on."""
 
 
 def test_visible_draws_every_control_and_keeps_newline_and_tab() -> None:
@@ -72,3 +86,26 @@ def test_the_console_net_keeps_rich_styles_and_drops_controls_in_text() -> None:
     assert "\x1b[1;31m" in printed  # rich's own style
     assert "\x1b]0;" not in printed and "\x07" not in printed and "\x9b" not in printed
     assert "a]0;pwnedb6n" in printed
+
+
+@pytest.mark.parametrize("char", UNSAFE, ids=lambda c: f"U+{ord(c):04X}")
+def test_json_holding_an_unsafe_character_anywhere_is_never_called_plain(char: str) -> None:
+    event = ExecutionFinished(step=1, success=True, result={"k": [f"a{char}b"]})
+    keyed = ExecutionFinished(step=1, success=True, result={f"k{char}": 1})
+    for text in (
+        dump_event(event),
+        dump_event(keyed),
+        json.dumps(f"x{char}", ensure_ascii=False),
+        json.dumps(f"é{char}", ensure_ascii=True),
+        json.dumps({"é": f"x{char}"}, ensure_ascii=False),
+    ):
+        assert json_may_be_unsafe(text), text
+    assert visible_event(event) != event  # so the copy a plain verdict skips would differ
+
+
+def test_plain_json_is_called_plain_in_any_script() -> None:
+    for value in ["plain", "line\nnext\ttab", "café → 東京 🙂", {"ключ": ["значение"]}]:
+        event = ExecutionFinished(step=1, success=True, result=value)
+        assert not json_may_be_unsafe(dump_event(event))
+        assert visible_event(event) is event
+    assert json_may_be_unsafe(json.dumps("a\\r"))  # an escaped backslash: a safe false alarm

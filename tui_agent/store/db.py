@@ -270,11 +270,19 @@ class Store:
 
     async def events(self, session_id: str, after_seq: int = 0) -> list[Event]:
         """The session's events with seq > `after_seq`, in seq order."""
+        return await self._events(session_id, after_seq, display=False)
+
+    async def display_events(self, session_id: str) -> list[Event]:
+        """The session's events as a screen shows them: their display copies
+        (`terminal_text.visible_event`), made only for events whose JSON needs one."""
+        return await self._events(session_id, 0, display=True)
+
+    async def _events(self, session_id: str, after_seq: int, *, display: bool) -> list[Event]:
         async with self._use() as conn:
             rows = await event_rows(conn, session_id, after_seq)
             if not rows:
                 await self._require(conn, session_id)
-        return load_events(self.path, session_id, rows)
+        return load_events(self.path, session_id, rows, display=display)
 
     async def state(self, session_id: str) -> SessionState:
         """The session folded from its stored events."""

@@ -22,6 +22,7 @@ from tui_agent.events import (
 )
 from tui_agent.session import SessionSummary
 from tui_agent.store.errors import StoreError
+from tui_agent.terminal_text import json_may_be_unsafe, visible_event
 
 SUMMARY_COLUMNS = (
     "id",
@@ -214,12 +215,23 @@ def load_event(text: str) -> Event:
     return event
 
 
-def load_events(path: Path, session_id: str, rows: Iterable[Sequence[Any]]) -> list[Event]:
-    """Events from stored (seq, json) rows; one this version cannot read is a StoreError."""
+def load_display_event(text: str) -> Event:
+    """The display copy (`visible_event`) of an event, from its stored JSON; the event itself
+    when the JSON shows no unsafe character (most are: no walk through its values)."""
+    event = load_event(text)
+    return visible_event(event) if json_may_be_unsafe(text) else event
+
+
+def load_events(
+    path: Path, session_id: str, rows: Iterable[Sequence[Any]], *, display: bool = False
+) -> list[Event]:
+    """Events (their display copies when `display`) from stored (seq, json) rows; one this
+    version cannot read is a StoreError."""
     events = []
+    load = load_display_event if display else load_event
     for seq, text in rows:
         try:
-            events.append(load_event(text))
+            events.append(load(text))
         except (EventSchemaError, ValidationError) as exc:
             reason = str(exc).splitlines()[0]
             raise StoreError(

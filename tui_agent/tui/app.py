@@ -52,6 +52,7 @@ from tui_agent.tui.screens.refine_flow import REFINE_WORKERS
 from tui_agent.tui.screens.session import LiveRun, SessionScreen
 from tui_agent.tui.screens.stored import stored_screen
 from tui_agent.tui.terminal_filter import ControlFilter
+from tui_agent.tui.widgets.step_card import warm_highlighting
 
 STYLESHEETS = ("app.tcss", "home.tcss", "session.tcss", "items.tcss", "batch.tcss")
 SESSION_WORKERS = "sessions"
@@ -215,15 +216,15 @@ class TuiAgentApp(App[None]):
         """Open the store, then the first screen: a replay asked for at once is shown alone
         (the sessions list is made once it is left), else the sessions list, with the
         session asked for (if any) over it."""
+        self.run_worker(warm_highlighting, thread=True, group="warm-up", exit_on_error=False)
         try:
             self.store = await Store.open(self.db_path)
         except UserError as error:
             self.exit(return_code=1, message=visible(str(error)))
             return
         if self._replay_events is not None:
-            await self.push_screen(
-                stored_screen(None, self._replay_events, "replay", clock=self.clock)
-            )
+            shown = [visible_event(event) for event in self._replay_events]
+            await self.push_screen(stored_screen(None, shown, "replay", clock=self.clock))
         elif self._replay_session is not None:
             await self.show_session(self._replay_session, "replay")
         if isinstance(self.screen, HomeLater):  # no replay, or it could not be opened
@@ -327,11 +328,11 @@ class TuiAgentApp(App[None]):
         """Append a continued session's events to it, its screen showing the stored history
         then what comes live."""
         assert self.store is not None
-        stored = await self.store.events(launch.session_id)
+        stored = await self.store.display_events(launch.session_id)
         recorder = SessionRecorder(self.store, launch.session_id)
         await recorder.reopen()
         live = self._record(recorder, recorder.go_on(launch.events), launch.conversation)
-        state = fold(visible_event(event) for event in stored)
+        state = fold(stored)
         await self.push_screen(SessionScreen(self.store, state, clock=self.clock, live=live))
 
     def _record(
@@ -382,7 +383,7 @@ class TuiAgentApp(App[None]):
         assert self.store is not None
         try:
             session_id = await self.store.resolve(id_or_prefix)
-            events = await self.store.events(session_id)
+            events = await self.store.display_events(session_id)
         except UserError as error:
             self.notify(str(error), severity="error", timeout=8, markup=False)
             return

@@ -1,10 +1,10 @@
 """The replay controller: a position in a recorded event list, its folded state and its clock.
 
 No widgets here. Moving forward applies only the new events to the current state; moving
-backward re-folds from the start (the fold has no undo). Events are made display copies
-(`visible_event`) as they are first applied, so a long session opens at once and a jump to
-its end converts each event once. The recorded gaps between events, capped and divided by
-the speed, say how long to wait before the next event while playing.
+backward re-folds from the start (the fold has no undo). The events are display copies
+(`terminal_text.visible_event`, as `Store.display_events` loads them). The recorded gaps
+between events, capped and divided by the speed, say how long to wait before the next event
+while playing.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 
 from tui_agent.events import Event
 from tui_agent.session import SessionState, fold
-from tui_agent.terminal_text import visible_event
 
 SPEEDS: tuple[float, ...] = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)
 """Playback speeds that `faster` / `slower` step through."""
@@ -43,8 +42,8 @@ def format_speed(speed: float) -> str:
 class Replay:
     """A position in `events` (0 = nothing applied, len(events) = all) and the state there.
 
-    The state is folded from display copies of the events (`visible_event`: their controls
-    drawn, not acted on); `state` always equals `fold(shown(0, position))`.
+    `events` are display copies (their controls drawn, not acted on); `state` always equals
+    `fold(events[:position])`.
     """
 
     def __init__(
@@ -52,9 +51,7 @@ class Replay:
     ) -> None:
         if speed not in SPEEDS:
             raise ValueError(f"speed must be one of {', '.join(map(format_speed, SPEEDS))}")
-        self._recorded = list(events)
-        self._shown: list[Event] = []
-        """Display copies of the first events, made as far as any position went."""
+        self._events = list(events)
         self.speed = speed
         self.max_gap = max_gap
         self.position = 0
@@ -62,23 +59,16 @@ class Replay:
 
     @property
     def total(self) -> int:
-        return len(self._recorded)
+        return len(self._events)
 
     @property
     def first(self) -> Event | None:
-        """The display copy of the first event (None: there are no events)."""
-        return self.shown(0, 1)[0] if self._recorded else None
+        """The first event (None: there are no events)."""
+        return self._events[0] if self._events else None
 
     @property
     def session_id(self) -> str:
-        return self._recorded[0].session_id if self._recorded else ""
-
-    def shown(self, start: int, end: int) -> list[Event]:
-        """The display copies of events `start` to `end` (made on first use)."""
-        made = len(self._shown)
-        if end > made:
-            self._shown += map(visible_event, self._recorded[made:end])
-        return self._shown[start:end]
+        return self._events[0].session_id if self._events else ""
 
     @property
     def at_end(self) -> bool:
@@ -95,13 +85,13 @@ class Replay:
         if position == self.position:
             return ReplayMove()
         if position > self.position:
-            applied = self.shown(self.position, position)
+            applied = self._events[self.position : position]
             apply = self.state.apply
             for event in applied:
                 apply(event)
             self.position = position
             return ReplayMove(applied=applied)
-        self.state = fold(self.shown(0, position))
+        self.state = fold(self._events[:position])
         self.position = position
         return ReplayMove(refolded=True)
 
@@ -139,7 +129,7 @@ class Replay:
             return None
         if index == 0:
             return 0.0
-        gap = self._recorded[index].ts - self._recorded[index - 1].ts
+        gap = self._events[index].ts - self._events[index - 1].ts
         return min(max(gap, 0.0), self.max_gap) / self.speed
 
     def advance(self, frame: float) -> ReplayMove:

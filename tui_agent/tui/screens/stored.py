@@ -11,7 +11,6 @@ from textual.screen import Screen
 from tui_agent.events import Event, SessionStarted
 from tui_agent.session import fold
 from tui_agent.store import Store
-from tui_agent.terminal_text import visible_event
 from tui_agent.tui.batch.replay import BatchReplayScreen
 from tui_agent.tui.batch.screen import BatchScreen
 from tui_agent.tui.replay import Replay
@@ -31,13 +30,15 @@ def stored_screen(
     *,
     clock: Callable[[], float],
 ) -> Screen[None]:
-    """The screen of the session `events` recorded: as it ended (`stored`) or played back."""
+    """The screen of the session `events` recorded: as it ended (`stored`) or played back.
+
+    `events` are display copies (`Store.display_events`, or `visible_event` of each)."""
     if mode == "replay":
         replay = Replay(events)
         if is_batch(events):
             return BatchReplayScreen(store, replay, clock=clock)
         return ReplayScreen(store, replay, clock=clock)
-    state = fold(visible_event(event) for event in events)
+    state = fold(events)
     if state.kind == "batch":
         return BatchScreen(store, state, clock=clock)
     return SessionScreen(store, state, clock=clock)

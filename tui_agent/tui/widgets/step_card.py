@@ -118,6 +118,12 @@ def pretty(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, default=str)
 
 
+def warm_highlighting(language: str = "python") -> None:
+    """Build the highlighter's lexer for `language` ahead of the first card with code (its
+    rules compile on first use, some tens of ms); run in a thread while the app starts."""
+    highlight("", language=language)
+
+
 def numbered_code(code: str, language: str) -> Content:
     """`code` highlighted in the app's theme, with a line-number gutter."""
     lines = highlight(code.rstrip("\n"), language=language).split("\n", allow_blank=True)
