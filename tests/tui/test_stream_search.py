@@ -16,6 +16,7 @@ from session_factory import wait_until
 from textual.content import Content
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
+from textual.widgets.markdown import MarkdownBlock
 
 from tui_agent.tui.app import TuiAgentApp
 from tui_agent.tui.screens.home import HomeScreen
@@ -107,6 +108,8 @@ async def test_search_finds_folded_output_steps_and_clears(db_path: Path) -> Non
         await pilot.press("n", "n")
         await wait_until(pilot, lambda: bar.count == "4/4")
         assert pane.cursor == 2
+        [answer] = [b for b in step_card(screen, 3).query(MarkdownBlock) if not b.children]
+        await wait_until(pilot, lambda: marked(answer, CURRENT_STYLE) == ["needle"])
         await pilot.press("n")
         await wait_until(pilot, lambda: bar.count == "1/4")
         await pilot.press("N")

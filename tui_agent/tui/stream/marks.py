@@ -1,9 +1,10 @@
 """The occurrences of a searched string marked on one card of the stream pane, and the row
 of the current one (for the pane to scroll to).
 
-A card is marked in its text widgets as they stand (Markdown is left as it is: a match in a
-thought or an answer is scrolled to, not marked); the text each had is kept and put back by
-`clear`, unless the card re-rendered it since.
+A card is marked in its text widgets as they stand, a thought's or an answer's Markdown
+blocks included (as rendered: a match across markup, as in `**nee**dle`, is scrolled to, not
+marked); the text each had is kept and put back by `clear`, unless the card re-rendered it
+since.
 """
 
 from __future__ import annotations
@@ -20,14 +21,13 @@ from tui_agent.tui.stream.text_view import CURRENT_STYLE, MATCH_STYLE
 
 
 def _texts(card: Widget) -> list[Static]:
-    """The card's text widgets shown, in reading order (itself first if it is one)."""
+    """The card's text widgets shown, in reading order (itself first if it is one); of a
+    Markdown view, the blocks that hold text (a list or a quote holds blocks, not text)."""
     found = [card] if isinstance(card, Static) else []
     found += [
         widget
         for widget in card.query(Static)
-        if widget.display
-        and isinstance(widget.content, Content)
-        and not any(isinstance(node, Markdown) for node in widget.ancestors)
+        if widget.display and isinstance(widget.content, Content) and not widget.children
     ]
     return [widget for widget in found if isinstance(widget, Static)]
 
