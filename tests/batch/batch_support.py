@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -15,6 +16,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import IO, Any
@@ -117,11 +119,12 @@ class Cli:
             cwd=self.folder,
         )
 
-    def start(self, *args: str, timeout: float = 240) -> Running:
+    def start(self, *args: str, timeout: float = 240, group: bool = False) -> Running:
         """The command started, its stdout read line by line (its stderr to a file); killed
         if it runs longer than `timeout` seconds (a hang fails the test, never stalls it).
         Ctrl+C (SIGINT) reaches it as in a terminal, even when the tests run in the background
-        (see AS_IN_A_TERMINAL)."""
+        (see AS_IN_A_TERMINAL). `group`: it leads a process group of its own, with the
+        processes it starts, as a terminal's foreground job does (`Running.interrupt_group`)."""
         errors = (self.folder / "stderr.txt").open("w")
         process = subprocess.Popen(
             [sys.executable, "-c", AS_IN_A_TERMINAL, *self.argv(*args)[3:]],
@@ -131,11 +134,13 @@ class Cli:
             env=self.env(),
             stdin=subprocess.DEVNULL,
             cwd=self.folder,
+            start_new_session=group,
         )
-        watchdog = threading.Timer(timeout, process.kill)
+        kill = partial(os.killpg, process.pid, signal.SIGKILL) if group else process.kill
+        watchdog = threading.Timer(timeout, kill)
         watchdog.daemon = True
         watchdog.start()
-        return Running(process, errors, self.folder / "stderr.txt", watchdog)
+        return Running(process, errors, self.folder / "stderr.txt", watchdog, group)
 
 
 @dataclass
@@ -146,6 +151,12 @@ class Running:
     errors: IO[str]
     errors_path: Path
     watchdog: threading.Timer
+    group: bool = False
+
+    def interrupt_group(self) -> None:
+        """Ctrl+C as a terminal sends it: to every process of the command's group."""
+        assert self.group
+        os.killpg(self.process.pid, signal.SIGINT)
 
     def events(self) -> Iterator[dict[str, Any]]:
         assert self.process.stdout is not None
@@ -171,8 +182,11 @@ class Running:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        """Killed if a failed test left it running."""
-        if self.process.poll() is None:
+        """Killed if a failed test left it running (its whole group, when it has one)."""
+        if self.group:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+        elif self.process.poll() is None:
             self.process.kill()
         self.finish()
 

@@ -1,7 +1,8 @@
 """Ctrl+C during a batch on a Dask cluster, then `--resume`: the interrupted batch exits 130,
 its session ended "cancelled" with every item it finished stored; the resume runs exactly the
-rest, and the batch ends with every item stored once. Ctrl+C comes while an item is known to
-be mid-run: waiting for a page the test holds (HeldPage)."""
+rest where the batch ran (its engine, unless given), and the batch ends with every item stored
+once. Ctrl+C comes while an item is known to be mid-run: waiting for a page the test holds
+(HeldPage)."""
 
 from __future__ import annotations
 
@@ -62,7 +63,7 @@ def test_ctrl_c_keeps_what_finished_and_resume_runs_exactly_the_rest(
     rest = sorted(set(range(6)) - kept)
     assert rest
 
-    resumed = cli.run("batch", "--resume", batch_id, "--engine", cluster.engine, "--json")
+    resumed = cli.run("batch", "--resume", batch_id, "--json")  # where the batch ran
     assert resumed.returncode == 0, resumed.stderr
     assert f"batch {batch_id}: {len(rest)} items on {cluster.engine}" in resumed.stderr
     after = read_store(cli.db)

@@ -193,7 +193,10 @@ def test_an_eval_batch_reports_each_task_and_two_compare(
 @pytest.mark.parametrize(
     ("lines", "said"),
     [
-        ('{"task_id": "x", "prompt": "def f():\\n", "test": "def check(c): pass"}', "line 1"),
+        (
+            '{"task_id": "x", "prompt": "def f():\\n", "test": "def check(c): pass"}',
+            "line 1: a HumanEval task needs `entry_point` with its `test`",
+        ),
         ("not json", "line 1: not JSON"),
         ('{"task": "do it"}', "needs `check`"),
         ("", "holds no items"),

@@ -44,8 +44,9 @@ def test_a_recipe_batch_has_an_item_per_url_on_the_engine_named(
 def test_a_task_batch_takes_a_model_when_one_is_typed(tmp_path: Path, settings: Settings) -> None:
     rows = tmp_path / "rows.jsonl"
     rows.write_text('{"price": 10}\n{"price": 20}\n')
-    start = prepare_batch(BatchInputs("task", "Add tax", str(rows), model="m1"), settings)
-    assert start.plan.base["model"] == "m1"
+    at_a_server = settings.model_copy(update={"api_base": "http://127.0.0.1:9/v1"})
+    start = prepare_batch(BatchInputs("task", "Add tax", str(rows), model="openai/m1"), at_a_server)
+    assert start.plan.base["model"] == "openai/m1"
     assert [item.sets["context"] for item in start.plan.items] == [{"price": 10}, {"price": 20}]
     untyped = prepare_batch(BatchInputs("task", "Add tax", str(rows)), settings)
     assert untyped.plan.base["model"] is None  # the configured one, when the items run
@@ -92,3 +93,22 @@ def test_a_bad_line_names_its_file_and_line(tmp_path: Path, settings: Settings) 
     tasks.write_text('{"task": "add 2 and 2"}\n')
     error = refused(BatchInputs("eval", str(tasks), model="m1"), settings)
     assert error.field == "source" and "line 1: a task needs `check`" in str(error)
+
+
+def test_a_model_no_item_could_call_is_refused_before_anything_runs(
+    tmp_path: Path, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"price": 10}\n')
+    unknown = refused(BatchInputs("task", "Add tax", str(rows), model="nosuch/zzz"), settings)
+    assert unknown.field == "model" and "unknown model 'nosuch/zzz'" in str(unknown)
+    keyless = BatchInputs("task", "Add tax", str(rows), model="openai/gpt-4o-mini")
+    assert "OPENAI_API_KEY is not set" in str(refused(keyless, settings))
+    # workers a scheduler elsewhere reaches read their own keys
+    remote = BatchInputs(
+        "task", "Add tax", str(rows), model="openai/gpt-4o-mini", engine="tcp://127.0.0.1:8786"
+    )
+    assert prepare_batch(remote, settings).plan.base["model"] == "openai/gpt-4o-mini"
+    recipe = BatchInputs("recipe", str(RECIPE), str(rows), model="nosuch/zzz")
+    assert refused(recipe, settings).field == "inputs"  # a recipe calls no model: not asked

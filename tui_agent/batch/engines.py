@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import re
+import sys
+from collections.abc import Iterator
 from typing import Any, Protocol
 
 from tui_agent.batch.worker import ItemJob, ItemOutcome, run_job
@@ -107,17 +110,20 @@ class DaskEngine:
         try:
             if address is None:
                 _quiet_dask()
-                self._cluster = await LocalCluster(
-                    n_workers=self.workers,
-                    threads_per_worker=1,
-                    processes=True,
-                    host="127.0.0.1",
-                    dashboard_address=None,
-                    # Its health page still listens: on a free loopback port, not on 8787 (where
-                    # another cluster may be: a warning over the progress, a socket left open).
-                    scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-                    asynchronous=True,
-                )
+                with _stderr_with_a_descriptor():
+                    self._cluster = await LocalCluster(
+                        n_workers=self.workers,
+                        threads_per_worker=1,
+                        processes=True,
+                        host="127.0.0.1",
+                        dashboard_address=None,
+                        # Its health page still listens: on a free loopback port, not on 8787
+                        # (another cluster may be there: a warning over the progress, a
+                        # socket left open).
+                        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+                        preload=["tui_agent.batch.dask_plugin"],  # Ctrl+C is the driver's
+                        asynchronous=True,
+                    )
                 address = self._cluster.scheduler_address
             self._client = await Client(address, asynchronous=True, timeout="10s")
         except (OSError, TimeoutError) as exc:
@@ -171,6 +177,23 @@ class DaskEngine:
             await client.close()
         if cluster is not None:
             await cluster.close()
+
+
+@contextlib.contextmanager
+def _stderr_with_a_descriptor() -> Iterator[None]:
+    """Multiprocessing hands the first process it starts (its resource tracker) the file
+    descriptor of `sys.stderr`. Under the TUI that is Textual's capture, whose `fileno()` is
+    -1, and the cluster fails to start ("bad value(s) in fds_to_keep"). Meanwhile it gets
+    /dev/null: the terminal is the TUI's, and the tracker only warns there."""
+    try:
+        usable = sys.stderr.fileno() >= 0
+    except (AttributeError, OSError, ValueError):
+        usable = False
+    if usable:
+        yield
+        return
+    with open(os.devnull, "w") as null, contextlib.redirect_stderr(null):
+        yield
 
 
 def _quiet_dask() -> None:

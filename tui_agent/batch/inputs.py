@@ -4,6 +4,7 @@
 tasks) into a BatchPlan and picks the engine; every problem is one RequestError naming the
 input it is about (`source`, `inputs`, `model`, `engine`, `max_in_flight`), so a form says it
 under that field. It reads files and loads the recipe checker: call it off the UI's loop.
+`check_model` refuses a model no item could call (the CLI checks its plans with it too).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from tui_agent.agents.requests import (
     WorkflowRequest,
     request_from_inputs,
 )
-from tui_agent.batch.engines import Engine, EngineError, engine_for
+from tui_agent.batch.engines import DaskEngine, Engine, EngineError, engine_for
 from tui_agent.batch.plan import (
     BatchKind,
     BatchPlan,
@@ -34,6 +35,7 @@ from tui_agent.batch.plan import (
 )
 from tui_agent.batch.runner import BatchOptions
 from tui_agent.config import Settings
+from tui_agent.llm.errors import LLMError
 
 R = TypeVar("R", bound=RequestBase)
 T = TypeVar("T")
@@ -87,7 +89,31 @@ def prepare_batch(given: BatchInputs, settings: Settings) -> BatchStart:
         engine = engine_for(given.engine or "local")
     except EngineError as exc:
         raise RequestError("engine", str(exc)) from None
-    return BatchStart(_plan(given, settings), engine, BatchOptions(given.max_in_flight))
+    plan = _plan(given, settings)
+    check_model(plan, settings, engine)
+    return BatchStart(plan, engine, BatchOptions(given.max_in_flight))
+
+
+def check_model(plan: BatchPlan, settings: Settings, engine: Engine) -> None:
+    """Refuse, before anything runs, the model of a batch that calls one (task, workflow,
+    eval) when litellm cannot tell its provider or, for items run on this machine, the key
+    it needs is not set: one RequestError about `model`, not one failure per item. (Workers
+    a scheduler elsewhere reaches read their own keys.)"""
+    from tui_agent.llm.provider import missing_key_variables, resolve_provider
+
+    model = plan.base.get("model") or settings.model
+    if plan.of == "recipe" or not model:
+        return
+    api_base = plan.base.get("api_base") or settings.api_base
+    here = not (isinstance(engine, DaskEngine) and engine.address is not None)
+    try:
+        resolve_provider(model, api_base)
+        missing = missing_key_variables(model, api_base) if here and not api_base else []
+    except LLMError as exc:
+        raise RequestError("model", str(exc)) from None
+    if missing:
+        names, verb = " and ".join(missing), "is" if len(missing) == 1 else "are"
+        raise RequestError("model", f"{names} {verb} not set (model {model} needs it)")
 
 
 def _plan(given: BatchInputs, settings: Settings) -> BatchPlan:

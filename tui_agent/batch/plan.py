@@ -246,6 +246,10 @@ def _eval_item(task: dict[str, Any], index: int, where: str) -> PlanItem:
         )
         check = EvalCheck(test=task["test"], entry_point=task["entry_point"], imports=imports)
         return PlanItem(label=label, sets={"task": EVAL_TASK.format(prompt=prompt)}, check=check)
+    halves = [name for name in ("test", "entry_point") if isinstance(task.get(name), str)]
+    if len(halves) == 1:
+        missing = "entry_point" if halves == ["test"] else "test"
+        raise PlanError(f"{where}: a HumanEval task needs `{missing}` with its `{halves[0]}`")
     text = task.get("task", task.get("prompt"))
     if not isinstance(text, str) or not text.strip():
         raise PlanError(f"{where}: a task needs `task` (or HumanEval's prompt, test, entry_point)")

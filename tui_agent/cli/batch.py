@@ -66,11 +66,10 @@ def _count(text: str) -> int:
 def _run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--engine",
-        default="local",
         metavar="ENGINE",
         help="where items run: local[:N] (this process, N at once; default local:4), "
         "dask-local:N (a Dask cluster of N worker processes here), tcp://HOST:8786 (a Dask "
-        "scheduler's workers)",
+        "scheduler's workers); a resume runs where the batch ran unless given",
     )
     parser.add_argument(
         "--max-in-flight",
@@ -87,7 +86,6 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--retries",
         type=_count,
-        default=0,
         metavar="N",
         help="run an item again up to N times when its session does not complete (default 0)",
     )
@@ -207,32 +205,44 @@ def cmd_resume(
 
 
 def _go(args: argparse.Namespace, settings: Settings, plan: BatchPlan | None) -> int:
-    from tui_agent.batch.engines import engine_for
-    from tui_agent.batch.runner import BatchOptions
+    if plan is not None:  # a bad --engine or model is refused before the store is opened
+        from tui_agent.batch.inputs import check_model
 
-    engine = engine_for(args.engine)
-    options = BatchOptions(args.max_in_flight, args.per_host, args.retries)
+        check_model(plan, settings, _engine_and_options(args, {})[0])
     printer = _Progress(json_lines=args.json)
-    state = run(_drive(settings, plan, getattr(args, "resume", None), engine, options, printer))
+    state, of = run(_drive(settings, plan, args, printer))
     if state is None:
         return 0
-    if state.batch is not None and plan is not None and plan.of == "eval" and not args.json:
+    if state.batch is not None and of == "eval" and not args.json:
         _print_eval(run(_report(settings, state.session_id)))
     return 0 if state.status == "completed" else 1
 
 
+def _engine_and_options(args: argparse.Namespace, recorded: dict[str, Any]) -> tuple[Any, Any]:
+    """The engine and options of a run: those given on the command line, else those the
+    batch recorded when it started (a resume), else the defaults."""
+    from tui_agent.batch.engines import engine_for
+    from tui_agent.batch.runner import BatchOptions
+
+    def given(name: str, default: Any) -> Any:
+        value = getattr(args, name)
+        return value if value is not None else recorded.get(name, default)
+
+    options = BatchOptions(
+        given("max_in_flight", None), given("per_host", None), given("retries", 0)
+    )
+    return engine_for(given("engine", "local")), options
+
+
 async def _drive(
-    settings: Settings,
-    plan: BatchPlan | None,
-    resume: str | None,
-    engine: Any,
-    options: Any,
-    printer: _Progress,
-) -> SessionState | None:
+    settings: Settings, plan: BatchPlan | None, args: argparse.Namespace, printer: _Progress
+) -> tuple[SessionState | None, str]:
+    """Run the batch (or resume it); its final state (None: nothing left) and what it runs."""
     from tui_agent.batch.drive import drive_batch
     from tui_agent.batch.plan import BatchPlan
     from tui_agent.recorder import SessionRecorder
 
+    resume = getattr(args, "resume", None)
     async with await open_store(settings) as store:
         if resume is not None:
             batch_id = await store.resolve(resume)
@@ -240,9 +250,11 @@ async def _drive(
             if recorder.state.kind != "batch":
                 raise UsageError(f"session {batch_id} is not a batch")
             plan = BatchPlan.model_validate(recorder.state.params["plan"])
+            engine, options = _engine_and_options(args, recorder.state.params)
         else:
             assert plan is not None
             recorder = SessionRecorder(store, listeners=[printer])
+            engine, options = _engine_and_options(args, {})
         total = len(plan.items)
 
         def began(todo: int) -> None:
@@ -255,7 +267,7 @@ async def _drive(
         )
         if state is None:
             say(f"batch {recorder.session_id}: nothing left to run")
-        return state
+        return state, plan.of
 
 
 class _Progress:
