@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
-from contextlib import suppress
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from functools import cache, partial
 from pathlib import Path
 from typing import Literal
@@ -72,6 +72,22 @@ def freeze_start_up() -> None:
     """Once per process: what the imports and start-up made lives as long as the process, so
     the cyclic collector's full passes (a long session's events trigger some) need not walk
     it again (`gc.freeze`; objects frozen are still freed once unreferenced)."""
+    gc.freeze()
+
+
+@contextmanager
+def loading_without_collection() -> Iterator[None]:
+    """Load a stored session with the cyclic collector paused, then freeze what it loaded:
+    its events (tens of thousands of objects, no cycles among them) live as long as their
+    screen, and each pass over them the loading would trigger found nothing to free. Frozen,
+    they are still freed by reference counting once the screen lets go of them."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
     gc.freeze()
 
 
@@ -383,7 +399,8 @@ class TuiAgentApp(App[None]):
         assert self.store is not None
         try:
             session_id = await self.store.resolve(id_or_prefix)
-            events = await self.store.display_events(session_id)
+            with loading_without_collection():
+                events = await self.store.display_events(session_id)
         except UserError as error:
             self.notify(str(error), severity="error", timeout=8, markup=False)
             return
