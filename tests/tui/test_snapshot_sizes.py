@@ -203,6 +203,10 @@ def pushed(screen: Screen[Any]) -> Callable[[Pilot[Any]], Awaitable[None]]:
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, HomeScreen))
         table = pilot.app.screen.query_one(SessionsTable)
         await wait_until(pilot, lambda: table.row_count == len(fixed_sessions()))
+        # The table sizes its columns when idle; its scrollbar shows through at 80x24 (a
+        # loaded CI run once took the picture a frame before).
+        await wait_until(pilot, lambda: not table._require_update_dimensions)
+        await pilot.pause()
         pilot.app.push_screen(screen)
         await wait_until(pilot, lambda: pilot.app.screen is screen and bool(screen.focused))
         await pilot.pause()

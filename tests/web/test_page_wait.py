@@ -94,8 +94,11 @@ async def test_a_slow_request_is_waited_for_until_its_answer_is_rendered(page, s
 async def test_a_quiet_page_is_taken_at_once(page, server):
     await page.goto(f"{server}/quiet")
     looks = [look async for look in settle(page, 10)]
-    assert len(looks) == 1 and looks[0].why == "quiet"
-    assert looks[0].elapsed < 1 + QUIET  # no progress look was needed
+    *progress, last = looks
+    assert (last.done, last.why) == (True, "quiet") and not any(p.done for p in progress)
+    # taken once it has been quiet for QUIET s, far before the cap: on a loaded machine the
+    # page may still render for a moment after `goto` (a progress look, then the verdict)
+    assert last.elapsed < 2 + QUIET
 
 
 @in_chromium
