@@ -99,7 +99,11 @@ def check_model(plan: BatchPlan, settings: Settings, engine: Engine) -> None:
     eval) when litellm cannot tell its provider or, for items run on this machine, the key
     it needs is not set: one RequestError about `model`, not one failure per item. (Workers
     a scheduler elsewhere reaches read their own keys.)"""
-    from tui_agent.llm.provider import missing_key_variables, resolve_provider
+    from tui_agent.llm.provider import (
+        missing_key_message,
+        missing_key_variables,
+        resolve_provider,
+    )
 
     model = plan.base.get("model") or settings.model
     if plan.of == "recipe" or not model:
@@ -112,8 +116,7 @@ def check_model(plan: BatchPlan, settings: Settings, engine: Engine) -> None:
     except LLMError as exc:
         raise RequestError("model", str(exc)) from None
     if missing:
-        names, verb = " and ".join(missing), "is" if len(missing) == 1 else "are"
-        raise RequestError("model", f"{names} {verb} not set (model {model} needs it)")
+        raise RequestError("model", missing_key_message(model, missing))
 
 
 def _plan(given: BatchInputs, settings: Settings) -> BatchPlan:

@@ -36,6 +36,7 @@ from tui_agent.llm.errors import (
 )
 from tui_agent.llm.failures import http_status, is_connection_failure, is_transient
 from tui_agent.llm.provider import (
+    missing_key_message,
     missing_key_variables,
     present_key_variable,
     resolve_provider,
@@ -123,10 +124,7 @@ class LLM:
         self._placeholder_key = False
         if api_key is None and missing:
             if api_base is None:
-                verb = "is" if len(missing) == 1 else "are"
-                raise MissingApiKey(
-                    f"{' and '.join(missing)} {verb} not set (model {model} needs it)", missing[0]
-                )
+                raise MissingApiKey(missing_key_message(model, missing), missing[0])
             api_key, self._placeholder_key = PLACEHOLDER_KEY, True
         self._api_key = api_key
         self._explicit_key = api_key is not None and not self._placeholder_key

@@ -27,6 +27,12 @@ def missing_key_variables(model: str, api_base: str | None) -> list[str]:
     return [name for name in report["missing_keys"] if _is_secret_name(name)]
 
 
+def missing_key_message(model: str, missing: list[str]) -> str:
+    """`OPENAI_API_KEY is not set (model openai/gpt-4o-mini needs it)`."""
+    verb = "is" if len(missing) == 1 else "are"
+    return f"{' and '.join(missing)} {verb} not set (model {model} needs it)"
+
+
 def present_key_variable(provider: str) -> str | None:
     """The conventional variable holding `provider`'s key, if one is set."""
     stem = provider.upper()
