@@ -50,7 +50,7 @@ def long_output_payloads(lines: int) -> list[Event]:
         ExecutionFinished(
             step=2, success=True, duration=0.1, logs=[LogLine(stream="stdout", text="needle")]
         ),
-        FinalAnswer(step=3, text="Done: the needle was found."),
+        FinalAnswer(step=3, text="Done: the needle was **found**."),
     ]
 
 

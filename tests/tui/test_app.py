@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import pytest
 from session_factory import (
@@ -23,7 +23,8 @@ from session_factory import (
 from textual.message import Message
 from textual.notifications import Notify
 from textual.pilot import Pilot
-from textual.widgets import Markdown
+from textual.widget import Widget
+from textual.widgets import Markdown, Static
 
 from tui_agent.events import Event, FeedbackSubmitted, Log, SessionEnded, Thought, ThoughtDelta
 from tui_agent.formatting import format_cost, format_duration
@@ -473,10 +474,13 @@ async def test_long_timelines_mount_the_newest_cards_and_e_shows_earlier(db_path
 
 
 async def test_a_streamed_thought_grows_in_place_then_takes_the_final_text(db_path: Path) -> None:
-    gates = [asyncio.Event() for _ in range(3)]
+    """Plain words show as text; the first markup makes the view Markdown, which then grows
+    in place (a view per frame would remount the card's thought every frame)."""
+    gates = [asyncio.Event() for _ in range(4)]
     parts: list[list[Event]] = [
         [ThoughtDelta(step=1, text="Let me ")],
         [ThoughtDelta(step=1, text="**think**")],
+        [ThoughtDelta(step=1, text=" it")],
         [Thought(step=1, text="Let me **think** it over.")],
     ]
 
@@ -486,22 +490,24 @@ async def test_a_streamed_thought_grows_in_place_then_takes_the_final_text(db_pa
             for event in events:
                 yield event
 
+    def shown(view: Widget) -> str:
+        return view.source if isinstance(view, Markdown) else str(cast(Static, view).content)
+
     app = TuiAgentApp(db_path)
     app.start_session(started(), agent())
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, SessionScreen))
         screen = app.screen
         assert isinstance(screen, SessionScreen)
-        sources = []
-        for gate, expected in zip(
-            gates, ["Let me ", "Let me **think**", "Let me **think** it over."], strict=True
-        ):
+        views = []
+        texts = ["Let me", "Let me **think**", "Let me **think** it", "Let me **think** it over."]
+        for gate, text in zip(gates, texts, strict=True):
             gate.set()
             await wait_until(pilot, lambda: bool(screen.query(".thought")))
-            thought = screen.query_one(".thought", Markdown)
-            await wait_until(pilot, lambda: thought.source == expected)  # noqa: B023
-            sources.append(thought)
-        assert sources[0] is sources[-1]  # one widget, grown in place
+            await wait_until(pilot, lambda: shown(screen.query_one(".thought")) == text)  # noqa: B023
+            views.append(screen.query_one(".thought"))
+        assert isinstance(views[0], Static)
+        assert isinstance(views[1], Markdown) and views[1] is views[2] is views[3]
         await app.workers.wait_for_complete()
 
 

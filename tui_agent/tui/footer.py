@@ -30,8 +30,14 @@ class Footer(TextualFooter):
             yield widget
 
     def _active_bindings(self) -> tuple[tuple[Binding, bool, str], ...]:
-        active = self.screen.active_bindings.values()
-        return tuple((binding, enabled, tooltip) for _, binding, enabled, tooltip in active)
+        """What the keys shown are made of: the bindings shown, and the palette's."""
+        active = self.screen.active_bindings
+        palette = active.get(self.app.COMMAND_PALETTE_BINDING)
+        return tuple(
+            (binding, enabled, tooltip)
+            for _, binding, enabled, tooltip in active.values()
+            if binding.show or (palette is not None and binding is palette[1])
+        )
 
     def bindings_changed(self, screen: Screen[object]) -> None:
         self._bindings_ready = True

@@ -15,13 +15,14 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
 from textual.highlight import highlight
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
 from tui_agent.events import ExecutionFinished, LogLine
 from tui_agent.formatting import TEXT_CHARS, attempt_line, check_line, clipped
 from tui_agent.session import StepState
+from tui_agent.tui.prose import ProseView, prose_view, show_prose
 from tui_agent.tui.widgets.files_view import FilesView
-from tui_agent.tui.widgets.mounting import mount_into, update_markdown
+from tui_agent.tui.widgets.mounting import mount_into
 
 MAX_LOG_LINES = 40
 """Output lines shown per step (the last ones); the rest are counted."""
@@ -262,7 +263,7 @@ class StepCard(Vertical):
         self.closed: str | None = None
         self.border_title = step_title(step)
         self._step = step
-        self._thought = ""
+        self._thought = step.thought
         self._code: tuple[str, str] | None = None
         self._execution_key: tuple[object, ...] | None = None
         self._expanded = False
@@ -271,9 +272,9 @@ class StepCard(Vertical):
         self._calls: tuple[object, ...] = ()
         self._final: str | None = None
         self._final_box: Vertical | None = None
-        self._final_view: Markdown | None = None
+        self._final_view: ProseView | None = None
         self._composed = False
-        self._thought_view = Markdown(classes="thought")
+        self._thought_view = prose_view(clipped(step.thought, TEXT_CHARS), "thought")
         self._code_view = Static(classes="code")
         self._execution_view = Static(classes="execution")
         self._checks_view = Static(classes="checks")
@@ -338,11 +339,11 @@ class StepCard(Vertical):
         return self._files_view
 
     async def _show_thought(self, step: StepState) -> None:
-        markdown = self._thought_view
-        markdown.display = bool(step.thought)
+        self._thought_view.display = bool(step.thought)
         if step.thought != self._thought:
             self._thought = step.thought
-            await update_markdown(markdown, clipped(step.thought, TEXT_CHARS))
+            text = clipped(step.thought, TEXT_CHARS)
+            self._thought_view = await show_prose(self._thought_view, text)
 
     def _show_code(self, step: StepState) -> None:
         code = self._code_view
@@ -401,9 +402,9 @@ class StepCard(Vertical):
                 await self._final_box.remove()
                 self._final_box = self._final_view = None
         elif self._final_view is None:
-            self._final_view = Markdown(clipped(answer, TEXT_CHARS), classes="final-answer")
+            self._final_view = prose_view(clipped(answer, TEXT_CHARS), "final-answer")
             self._final_box = Vertical(self._final_view, classes="final")
             self._final_box.border_title = "Final answer"
             await mount_into(self, [self._final_box])
         else:
-            await update_markdown(self._final_view, clipped(answer, TEXT_CHARS))
+            self._final_view = await show_prose(self._final_view, clipped(answer, TEXT_CHARS))
