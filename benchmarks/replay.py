@@ -21,9 +21,11 @@ slices, so it comes some 50-100 ms later). A move is timed from its key to its l
 Times are wall clock; CPU time (of that process, up to the pilot's idle) is shown beside
 them, as the machine may be shared. Also times the replay controller stepping through all
 events one by one (incremental apply) against one plain fold. Prints medians and ratios
-against the baseline measured in this run.
+against the baseline measured in this run, and the median of the ratios of each run's pair
+(a baseline and a replay measured one after the other: a shared machine's speed drifts by
+more than the difference between runs).
 
-    .venv/bin/python benchmarks/replay.py [--events 10000,100000] [--repeat 3]
+    .venv/bin/python benchmarks/replay.py [--events 10000,100000] [--repeat 5]
 """
 
 from __future__ import annotations
@@ -284,10 +286,15 @@ def report(count: int, repeat: int, runs: dict[str, list[dict[str, float]]]) -> 
         print(line)
     cpu_ratio = median(replay, "cpu") / median(base, "cpu")
     paused_s = median(paused, "seconds")
+    pairs = [r["seconds"] / b["seconds"] for b, r in zip(base, replay, strict=True)]
     print(
-        f"\nratio replay first paint / baseline: {replay_s / base_s:.1f}x (CPU: {cpu_ratio:.1f}x;"
-        f" against the baseline with the collector paused, as the app loads: "
-        f"{replay_s / paused_s:.1f}x)"
+        f"\nratio replay first paint / baseline, run by run (each pair measured back to back,"
+        f" so the machine's drift cancels): median {statistics.median(pairs):.1f}x"
+        f" (runs: {', '.join(f'{ratio:.1f}' for ratio in sorted(pairs))})"
+    )
+    print(
+        f"ratio of the medians: {replay_s / base_s:.1f}x (CPU: {cpu_ratio:.1f}x; against the"
+        f" baseline with the collector paused, as the app loads: {replay_s / paused_s:.1f}x)"
     )
     replay_rss = median(replay, "rss_mb")
     print(
@@ -308,7 +315,7 @@ def report(count: int, repeat: int, runs: dict[str, list[dict[str, float]]]) -> 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", default="10000,100000", help="session sizes, comma-separated")
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--child", nargs=2, metavar=("MODE", "DB"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -328,11 +335,11 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             db_path = Path(tmp) / "bench.db"
             asyncio.run(build_db(db_path, count))
-            runs: dict[str, list[dict[str, float]]] = {
+            runs: dict[str, list[dict[str, float]]] = {  # a baseline, then its replay
                 "baseline": [],
+                "replay": [],
                 "baseline-paused": [],
                 "home": [],
-                "replay": [],
             }
             for _ in range(args.repeat):
                 for mode, results in runs.items():

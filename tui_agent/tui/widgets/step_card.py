@@ -15,6 +15,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
 from textual.highlight import highlight
+from textual.widget import Widget
 from textual.widgets import Static
 
 from tui_agent.events import ExecutionFinished, LogLine
@@ -289,10 +290,23 @@ class StepCard(Vertical):
     def compose(self) -> ComposeResult:
         yield self._thought_view
         yield self._code_view
-        yield self._calls_view
         yield self._execution_view
-        yield self._files_view
-        yield self._checks_view
+
+    def _parts(self) -> list[Widget]:
+        """The card's parts in the order shown (those not mounted included)."""
+        parts: list[Widget] = [self._thought_view, self._code_view, self._calls_view]
+        parts += [self._execution_view, self._files_view, self._checks_view]
+        return parts + ([self._final_box] if self._final_box is not None else [])
+
+    async def _mounted(self, part: Widget) -> bool:
+        """Mount `part` in its place among the parts when it is first needed (most steps
+        make no tool calls, write no files and have no checks: their parts are never
+        mounted); whether it is mounted."""
+        if part.parent is self:
+            return True
+        parts = self._parts()
+        later = [p for p in parts[parts.index(part) + 1 :] if p.parent is self]
+        return await mount_into(self, [part], before=later[0] if later else None)
 
     async def on_mount(self) -> None:
         self._composed = True
@@ -305,10 +319,10 @@ class StepCard(Vertical):
             return
         await self._show_thought(step)
         self._show_code(step)
-        self._show_calls(step)
+        await self._show_calls(step)
         self._show_execution(step)
-        await self._files_view.show(step.execution)
-        self._show_checks(step)
+        await self._show_files(step)
+        await self._show_checks(step)
         await self._show_final(step)
         if self._final_box is not None:  # with nothing above it, no space above it
             self._final_box.set_class(not step.thought and step.code is None, "-alone")
@@ -330,7 +344,7 @@ class StepCard(Vertical):
         self._expanded = expanded
         self.set_class(expanded, "-expanded")
         if self._composed:
-            self._show_calls(self._step)
+            await self._show_calls(self._step)
             self._show_execution(self._step)
 
     @property
@@ -373,24 +387,32 @@ class StepCard(Vertical):
         widget.display = bool(content)
         widget.update(content)
 
-    def _show_calls(self, step: StepState) -> None:
+    async def _show_calls(self, step: StepState) -> None:
         calls = tuple((entry.call.call_id, entry.result) for entry in step.tool_calls)
         widget = self._calls_view
         widget.display = bool(calls)
         key = (calls, self._expanded)
-        if key == self._calls:
+        if key == self._calls or not (calls or widget.parent is self):
             return
-        self._calls = key
-        widget.update(program_calls_content(step, self._expanded))
+        if await self._mounted(widget):
+            self._calls = key
+            widget.update(program_calls_content(step, self._expanded))
 
-    def _show_checks(self, step: StepState) -> None:
+    async def _show_files(self, step: StepState) -> None:
+        view = self._files_view
+        wrote = step.execution is not None and bool(step.execution.files)
+        if (wrote or view.parent is self) and await self._mounted(view):
+            await view.show(step.execution)
+
+    async def _show_checks(self, step: StepState) -> None:
         key = tuple(step.checks)
         widget = self._checks_view
         widget.display = bool(key)
-        if key == self._checks:
+        if key == self._checks or not (key or widget.parent is self):
             return
-        self._checks = key
-        widget.update(checks_content(step))
+        if await self._mounted(widget):
+            self._checks = key
+            widget.update(checks_content(step))
 
     async def _show_final(self, step: StepState) -> None:
         answer = step.final_answer

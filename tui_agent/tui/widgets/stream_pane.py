@@ -174,6 +174,7 @@ class StreamPane(VerticalScroll):
             "e",
             "show_earlier",
             "Earlier",
+            show=False,  # the pane's first line says it, where the earlier entries would be
             id="stream.earlier",
             tooltip="Show earlier timeline entries that are not mounted",
         ),
