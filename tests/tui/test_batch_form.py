@@ -132,3 +132,29 @@ async def test_a_recipe_batch_started_from_the_form_runs_live(tmp_path: Path) ->
         children = {s.session_id: s for s in await store.list_sessions() if s.batch == batch_id}
     assert set(children) == {child_id(batch_id, 0), child_id(batch_id, 2)}
     assert all(child.item_count == 2 for child in children.values())
+
+
+async def test_the_model_server_is_chosen_with_the_model(tmp_path: Path) -> None:
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text('{"task": "add 2 and 2", "check": "assert result == 4"}\n')
+    app = app_for(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        modal = await open_batch_form(pilot)
+        api_base = modal.query_one("#batch-api-base", Input)
+        assert not api_base.display  # a recipe calls no model
+        modal.query_one("#batch-of", Select).value = "eval"
+        await wait_until(pilot, lambda: api_base.display)
+        modal.query_one("#batch-source", Input).value = str(tasks)
+        modal.query_one("#batch-model", Input).value = "openai/m1"
+        api_base.value = "http://127.0.0.1:0"
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: "URL" in modal.problem)
+        assert modal.problem == (
+            "API base must be an http:// or https:// URL, e.g. http://localhost:11434"
+        )
+        assert modal.focused is api_base and app.screen is modal
+        api_base.value = "127.0.0.1:9/v1"  # a bare host is read as the request forms read it
+        hint = modal.query_one("#batch-model-hint")
+        await wait_until(pilot, lambda: "at the API base below" in str(hint.render()))
+        modal.form.values()
+        assert api_base.value == "http://127.0.0.1:9/v1"

@@ -112,3 +112,22 @@ def test_a_model_no_item_could_call_is_refused_before_anything_runs(
     assert prepare_batch(remote, settings).plan.base["model"] == "openai/gpt-4o-mini"
     recipe = BatchInputs("recipe", str(RECIPE), str(rows), model="nosuch/zzz")
     assert refused(recipe, settings).field == "inputs"  # a recipe calls no model: not asked
+
+
+def test_the_model_server_typed_goes_with_the_batch_and_a_bad_one_is_said_at_its_field(
+    tmp_path: Path, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"price": 10}\n')
+    at_a_server = BatchInputs(
+        "task", "Add tax", str(rows), model="openai/m1", api_base="http://127.0.0.1:9/v1"
+    )
+    start = prepare_batch(at_a_server, settings)  # a server of one's own needs no provider key
+    assert start.plan.base["api_base"] == "http://127.0.0.1:9/v1"
+    assert start.plan.request(0).model_dump()["api_base"] == "http://127.0.0.1:9/v1"
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text('{"task": "add 2 and 2", "check": "assert 1"}\n')
+    bad = BatchInputs("eval", str(tasks), model="openai/m1", api_base="127.0.0.1:9")
+    error = refused(bad, settings)
+    assert error.field == "api_base" and "must be an http:// or https:// URL" in str(error)

@@ -2,8 +2,9 @@
 
 `prepare_batch` reads the files (a recipe and its URLs, a task's or a workflow's rows, an eval's
 tasks) into a BatchPlan and picks the engine; every problem is one RequestError naming the
-input it is about (`source`, `inputs`, `model`, `engine`, `max_in_flight`), so a form says it
-under that field. It reads files and loads the recipe checker: call it off the UI's loop.
+input it is about (`source`, `inputs`, `model`, `api_base`, `engine`, `max_in_flight`), so a
+form says it under that field. It reads files and loads the recipe checker: call it off the
+UI's loop.
 `check_model` refuses a model no item could call (the CLI checks its plans with it too).
 """
 
@@ -41,9 +42,17 @@ R = TypeVar("R", bound=RequestBase)
 T = TypeVar("T")
 EACH_LINE = "(each line's task)"
 """The task of an eval batch's base request: each line of the tasks file sets its own."""
-INPUT_OF = {"recipe": "source", "task": "source", "workflow": "source", "model": "model"}
+INPUT_OF = {
+    "recipe": "source",
+    "task": "source",
+    "workflow": "source",
+    "model": "model",
+    "api_base": "api_base",
+}
 """The input a base request's field comes from; any other field (the URL, the context) comes
 from the listed file (`inputs`)."""
+FIELD_WORDS = {"api_base": "API base"}
+"""How a problem names a field whose name does not read as words."""
 NO_SOURCE = {
     "recipe": "no recipe file given. Which recipe? Type its path.",
     "task": "the task is empty. What should the code do with each row?",
@@ -68,6 +77,8 @@ class BatchInputs:
     """The URLs file (recipe) or the rows file (task, workflow); an eval takes none."""
     model: str = ""
     """The model (empty: the configured one); a recipe runs none."""
+    api_base: str = ""
+    """The model's server (empty: the configured one)."""
     engine: str = "local"
     max_in_flight: int | None = None
 
@@ -124,6 +135,8 @@ def _plan(given: BatchInputs, settings: Settings) -> BatchPlan:
     if not source:
         raise RequestError("source", NO_SOURCE[given.of])
     model = {"model": given.model.strip()} if given.model.strip() else {}
+    if given.api_base.strip():
+        model["api_base"] = given.api_base.strip()
     if given.of == "eval":
         if not (model or settings.model):
             raise RequestError("model", "an eval batch needs a model", unset=True)
@@ -152,7 +165,7 @@ def _base(cls: type[R], data: Mapping[str, Any]) -> R:
         return request_from_inputs(cls, data)
     except RequestError as exc:
         field = INPUT_OF.get(exc.field or "", "inputs") if exc.field else None
-        problem = exc.worded(lambda name: name.replace("_", " "))
+        problem = exc.worded(lambda name: FIELD_WORDS.get(name, name.replace("_", " ")))
         raise RequestError(field, problem, unset=exc.unset) from None
 
 

@@ -1,6 +1,6 @@
 """The new-session form's batch fields: what the batch runs (a recipe, a task, a workflow or an
-eval), the file or prompt it runs and the file of its inputs, the model, the engine and how
-many items run at once.
+eval), the file or prompt it runs and the file of its inputs, the model and its server, the
+engine and how many items run at once.
 
 The labels follow what it runs (a recipe takes a URLs file, a task a prompt and a rows file, an
 eval only its tasks file and a model); `values()` reads what was typed into `BatchInputs`,
@@ -21,9 +21,10 @@ from textual.widget import Widget
 from textual.widgets import Input, Label, Select, Static
 
 from tui_agent.agents.requests import RequestError
+from tui_agent.agents.requests.fields import API_BASE
 from tui_agent.batch.inputs import BatchInputs
 from tui_agent.batch.plan import BatchKind
-from tui_agent.tui.request_form import field_id
+from tui_agent.tui.request_form import field_id, with_scheme
 
 KIND = "batch"
 RUNS = (
@@ -45,6 +46,7 @@ INPUTS = {
 }
 LABELS = {
     "model": "Model (litellm name, e.g. gpt-4o-mini, ollama/qwen2.5-coder)",
+    "api_base": API_BASE.label or "",
     "engine": "Engine (local:N, dask-local:N…)",
     "max_in_flight": "Max in flight (optional)",
 }
@@ -53,13 +55,21 @@ NAMES = {"source": "", "inputs": "", **dict.fromkeys(LABELS, "")}
 
 
 class BatchForm(Vertical):
-    """The batch's fields, the model prefilled with `model` (the configured one)."""
+    """The batch's fields, the model and its server prefilled with the configured ones."""
 
     kind = KIND
 
-    def __init__(self, model: str | None, *, id: str | None = None, classes: str | None = None):
+    def __init__(
+        self,
+        model: str | None,
+        api_base: str | None = None,
+        *,
+        id: str | None = None,
+        classes: str | None = None,
+    ):
         super().__init__(id=id, classes=classes)
         self.model = model or ""
+        self.api_base = api_base or ""
 
     def compose(self) -> ComposeResult:
         yield Label("Runs")
@@ -73,6 +83,7 @@ class BatchForm(Vertical):
         yield from self._field("inputs")
         yield from self._field("model", self.model)
         yield Static(id=f"{field_id(KIND, 'model')}-hint", classes="hint")
+        yield from self._field("api_base", self.api_base, placeholder=API_BASE.placeholder)
         with Horizontal(classes="row"):
             with Vertical(classes="cell"):
                 yield from self._field("engine", "local")
@@ -80,10 +91,15 @@ class BatchForm(Vertical):
                 yield from self._field("max_in_flight", kind="integer")
 
     def _field(
-        self, name: str, value: str = "", kind: Literal["integer", "text"] = "text"
+        self,
+        name: str,
+        value: str = "",
+        kind: Literal["integer", "text"] = "text",
+        placeholder: str | None = None,
     ) -> Iterator[Widget]:
         yield Label(LABELS.get(name, ""), id=f"{field_id(KIND, name)}-label")
-        yield Input(value, type=kind, id=field_id(KIND, name), select_on_focus=False)
+        field = field_id(KIND, name)
+        yield Input(value, placeholder or "", type=kind, id=field, select_on_focus=False)
 
     def on_mount(self) -> None:
         self._show_runs("recipe")
@@ -106,6 +122,7 @@ class BatchForm(Vertical):
             self.widget(name).placeholder = placeholder
         self._display("inputs", runs in INPUTS)
         self._display("model", runs != "recipe")
+        self._display("api_base", runs != "recipe")
         self.query_one(f"#{field_id(KIND, 'model')}-hint").display = runs != "recipe"
 
     def _display(self, name: str, shown: bool) -> None:
@@ -125,6 +142,8 @@ class BatchForm(Vertical):
         RequestError when Max in flight is not a number."""
         runs = self.runs
         text = {name: self.widget(name).value.strip() for name in NAMES}
+        if with_scheme(text["api_base"]) != text["api_base"]:  # as the request forms read it
+            text["api_base"] = self.widget("api_base").value = with_scheme(text["api_base"])
         try:
             limit = int(text["max_in_flight"]) if text["max_in_flight"] else None
         except ValueError:
@@ -134,6 +153,7 @@ class BatchForm(Vertical):
             source=text["source"],
             inputs=text["inputs"] if runs in INPUTS else "",
             model=text["model"] if runs != "recipe" else "",
+            api_base=text["api_base"] if runs != "recipe" else "",
             engine=text["engine"] or "local",
             max_in_flight=limit,
         )

@@ -110,7 +110,9 @@ class NewSessionModal(ModalScreen[Launch | BatchStart | None]):
                         id=f"{kind_of(cls)}-form",
                         classes="form",
                     )
-                yield BatchForm(self.settings.model, id="batch-form", classes="form")
+                yield BatchForm(
+                    self.settings.model, self.settings.api_base, id="batch-form", classes="form"
+                )
             with Horizontal(classes="buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button("Start (ctrl+s)", id="start", variant="primary")
