@@ -16,6 +16,7 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
+from tui_agent.batch.state import BatchState
 from tui_agent.events import (
     Artifact,
     AttemptStarted,
@@ -413,6 +414,18 @@ def batch_item_text(event: BatchItem) -> Text:
     return Text(text, style=_ITEM_STYLES.get(event.state, "dim"))
 
 
+def _batch_items_line(batch: BatchState) -> str:
+    """`5 of 6 done, 1 failed`; of an eval batch, its checks too (an answer failing its check
+    is no failed item: an item that could not run has errored)."""
+    checked = [item.passed for item in batch.items.values() if item.passed is not None]
+    if not checked:
+        return f"{batch.done} of {batch.total} done, {len(batch.failures)} failed"
+    return (
+        f"{batch.done} of {batch.total} done, {len(batch.failures)} errored;"
+        f" {sum(checked)} of {batch.total} passed their check"
+    )
+
+
 def batch_report(state: SessionState) -> RenderableType:
     """A batch session's report (`sessions show` for kind "batch"): its totals, then a row
     per item with its session's id; `state` folded from display copies of its events."""
@@ -427,7 +440,7 @@ def batch_report(state: SessionState) -> RenderableType:
         ("batch", f"{visible(state.session_id)}  {state.title}"),
         ("engine", str(state.params.get("engine", "—"))),
         ("status", state.status + (f" ({state.stopped_reason})" if state.stopped_reason else "")),
-        ("items", f"{batch.done} of {batch.total} done, {len(batch.failures)} failed"),
+        ("items", _batch_items_line(batch)),
         ("took", format_duration(state.duration) + (f", {rate:.2f} items/s" if rate else "")),
     ]
     for label, value in rows:

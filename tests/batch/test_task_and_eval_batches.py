@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -186,8 +187,11 @@ def test_an_eval_batch_reports_each_task_and_two_compare(
     assert all(r["passed"] and r["steps"] == 2 and r["tokens"] > 0 for r in rows)
     compared = tui_agent(tmp_path, "batch", "compare", ids[1], ids[0])
     assert compared.returncode == 0, compared.stderr
-    assert "openai/right: 3/3 passed" in compared.stdout
-    assert "openai/wrong: 2/3 passed" in compared.stdout
+    assert "openai/right: 3/3 passed, 6 steps, " in compared.stdout
+    assert "openai/wrong: 2/3 passed, 6 steps, " in compared.stdout
+    assert re.search(r"HumanEval/1\s+FAIL\s+2\s+\d+\s+—", compared.stdout)  # no known price
+    shown = tui_agent(tmp_path, "sessions", "show", ids[1])
+    assert "3 of 3 done, 0 errored; 2 of 3 passed their check" in shown.stdout
 
 
 @pytest.mark.parametrize(

@@ -102,6 +102,24 @@ def test_the_fold_counts_items_rate_and_a_resume_running_again() -> None:
     assert resumed.batch.items[2].state == "queued" and resumed.batch.done == 2
 
 
+def test_a_batch_done_in_under_a_second_has_its_rate() -> None:
+    def at(ts: float, event):  # type: ignore[no-untyped-def]
+        return event.model_copy(update={"session_id": "b", "ts": ts})
+
+    entries = [BatchEntry(item=i, label=f"u{i}", child=child_id("b", i)) for i in range(2)]
+    events = [
+        at(0, SessionStarted(kind="batch", title="batch")),
+        at(0, BatchQueued(entries=entries, total=2)),
+        at(0.1, BatchItem(item=0, state="started", child=entries[0].child)),
+        at(0.1, BatchItem(item=1, state="started", child=entries[1].child)),
+        at(0.3, BatchItem(item=0, state="finished", child=entries[0].child, status="completed")),
+    ]
+    batch = fold(events).batch
+    assert batch is not None and batch.rate is None  # one of two done: no rate to tell yet
+    done = fold([*events, at(0.5, BatchItem(item=1, state="finished", child=entries[1].child))])
+    assert done.batch is not None and done.batch.rate == pytest.approx(5.0)  # 2 in 0.4 s
+
+
 def test_engine_specs() -> None:
     assert isinstance(engine_for("local"), LocalEngine) and engine_for("local").slots == 4
     assert engine_for("local:2").slots == 2

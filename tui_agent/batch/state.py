@@ -51,12 +51,15 @@ class BatchState:
 
     @property
     def rate(self) -> float | None:
-        """Items done per second since the first started; None until two are done a second or
-        more apart from the start (one item refused at once says nothing of the rest)."""
-        if self.first_start is None or self.last_end is None or self.done < 2:
+        """Items done per second since the first started. While items are left, None until
+        two are done a second or more apart from the start (one item refused at once says
+        nothing of the rest); once all are done, the whole batch's, however short."""
+        if self.first_start is None or self.last_end is None:
             return None
         elapsed = self.last_end - self.first_start
-        return self.done / elapsed if elapsed >= 1.0 else None
+        if self.done == self.total and elapsed > 0:
+            return self.done / elapsed
+        return self.done / elapsed if self.done >= 2 and elapsed >= 1.0 else None
 
     def eta(self) -> float | None:
         """Seconds until every item is done at the rate so far; None when unknown."""

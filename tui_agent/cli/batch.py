@@ -344,6 +344,7 @@ def _print_eval(report: EvalReport) -> None:
 def cmd_compare(args: argparse.Namespace, settings: Settings) -> int:
     from rich.table import Table
 
+    from tui_agent.formatting import format_cost
     from tui_agent.printer import TerminalConsole
     from tui_agent.terminal_text import visible
 
@@ -358,19 +359,26 @@ def cmd_compare(args: argparse.Namespace, settings: Settings) -> int:
     table.add_column("task", overflow="fold")
     for name in names:
         table.add_column(visible(name[:24]), overflow="fold")
-        table.add_column("tokens", justify="right")
-        table.add_column("s", justify="right")
+        for column in ("steps", "tokens", "cost", "s"):
+            table.add_column(column, justify="right")
     for row in shared:
         other = theirs[row.label]
         cells = [row.label]
         for side in (row, other):
-            cells += ["pass" if side.passed else "FAIL", str(side.tokens), f"{side.seconds:.1f}"]
+            cells += ["pass" if side.passed else "FAIL", str(side.steps), str(side.tokens)]
+            cells += [format_cost(side.cost), f"{side.seconds:.1f}"]
         table.add_row(*map(visible, cells))
     TerminalConsole().print(table)
+    labels = {row.label for row in shared}
     for name, report in zip(names, (first, second), strict=True):
-        mine = [r for r in report.rows if r.label in theirs or r.label in {s.label for s in shared}]
-        passed = sum(r.passed for r in mine)
-        say(f"{visible(name)}: {passed}/{len(shared)} passed, {sum(r.tokens for r in mine)} tokens")
+        mine = [r for r in report.rows if r.label in labels]
+        costs = [r.cost for r in mine]
+        known = [cost for cost in costs if cost is not None]
+        cost = format_cost(sum(known) if known else None, complete=len(known) == len(costs))
+        say(
+            f"{visible(name)}: {sum(r.passed for r in mine)}/{len(shared)} passed,"
+            f" {sum(r.steps for r in mine)} steps, {sum(r.tokens for r in mine)} tokens, {cost}"
+        )
     only = len(first.rows) - len(shared), len(second.rows) - len(shared)
     if any(only):
         say(f"left out: {only[0]} task(s) only in A, {only[1]} only in B")

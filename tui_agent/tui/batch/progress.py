@@ -26,10 +26,11 @@ def rate_text(batch: BatchState, running: bool) -> str:
 
 def counts_text(batch: BatchState, *, checked: bool, elapsed: float, engine: str) -> Text:
     """`✓ 3 finished  ✗ 1 failed  ▶ 2 running  · 0 queued   12s on local:4`; retried and
-    cancelled items when there are some, and an eval batch's passes."""
+    cancelled items when there are some, and an eval batch's passes (its items that could not
+    run are said to have errored: an answer that fails its check is no failed item)."""
     counts = [
         ("✓", batch.count("finished"), "finished", "green"),
-        ("✗", batch.count("failed"), "failed", "bold red"),
+        ("✗", batch.count("failed"), "errored" if checked else "failed", "bold red"),
         ("▶", batch.count("started"), "running", "cyan"),
         ("↻", batch.count("retrying"), "retrying", "yellow"),
         ("·", batch.count("queued"), "queued", ""),
@@ -37,7 +38,7 @@ def counts_text(batch: BatchState, *, checked: bool, elapsed: float, engine: str
     ]
     text = Text()
     for mark, count, word, style in counts:
-        if count or word in ("finished", "failed", "running", "queued"):
+        if count or word in ("finished", "failed", "errored", "running", "queued"):
             text.append(f"{mark} {count} {word}", style=style if count else "dim")
             text.append("  ")
     if checked:
