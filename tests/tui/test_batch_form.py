@@ -155,6 +155,7 @@ async def test_the_model_server_is_chosen_with_the_model(tmp_path: Path) -> None
         assert modal.focused is api_base and app.screen is modal
         api_base.value = "127.0.0.1:9/v1"  # a bare host is read as the request forms read it
         hint = modal.query_one("#batch-model-hint")
-        await wait_until(pilot, lambda: "at the API base below" in str(hint.render()))
+        # the hint asks litellm, imported in a thread: slow on a loaded machine
+        await wait_until(pilot, lambda: "at the API base below" in str(hint.render()), timeout=120)
         modal.form.values()
         assert api_base.value == "http://127.0.0.1:9/v1"
