@@ -4,6 +4,8 @@ markup stays Markdown; a view changes kind in place when its text does."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
@@ -11,7 +13,9 @@ from textual.geometry import Region
 from textual.widget import Widget
 from textual.widgets import Markdown, Static
 
+from tui_agent.session import Pieces, StepState
 from tui_agent.tui.prose import plain_text, prose_view, show_prose
+from tui_agent.tui.widgets.step_card import StepCard
 
 PLAIN = [
     "The price column is empty on every second page, so I will try the next selector.",
@@ -120,3 +124,23 @@ async def test_a_view_changes_kind_in_place_when_its_text_does() -> None:
         assert ids == ["above", None, "below"] and app.query_one(".thought") is view
         view = await show_prose(view, "Plain again.")
         assert isinstance(view, Static) and len(app.query(".thought")) == 1
+
+
+class OneCard(App[None]):
+    def compose(self) -> ComposeResult:
+        yield StepCard(StepState(index=1, thought_pieces=Pieces("Let me")))
+
+
+async def test_a_card_shown_twice_at_once_keeps_one_thought() -> None:
+    """The pane shows a card each frame, and the card shows itself as it mounts: a kind
+    change under way when the next show comes still leaves one thought, the newest."""
+    app = OneCard()
+    async with app.run_test() as pilot:
+        card = app.query_one(StepCard)
+        await pilot.pause()
+        texts = ["Let me **think**", "Let me **think** it", "Plain at last."]
+        steps = [StepState(index=1, thought_pieces=Pieces(text)) for text in texts]
+        await asyncio.gather(*(card.show(step) for step in steps))
+        await pilot.pause()
+        [view] = card.query(".thought")
+        assert isinstance(view, Static) and str(view.content) == "Plain at last."

@@ -8,6 +8,7 @@ stands at each frame (the frames already batch the tokens).
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any, TypeVar
 
@@ -275,6 +276,8 @@ class StepCard(Vertical):
         self._final_box: Vertical | None = None
         self._final_view: ProseView | None = None
         self._composed = False
+        self._showing = asyncio.Lock()
+        """One `show` at a time: a part mounted or replaced by one is there for the next."""
         self._thought_view = prose_view(clipped(step.thought, TEXT_CHARS), "thought")
         self._code_view = Static(classes="code")
         self._execution_view = Static(classes="execution")
@@ -317,6 +320,10 @@ class StepCard(Vertical):
         self._step = step
         if not self._composed:
             return
+        async with self._showing:
+            await self._show_parts(self._step)  # the newest step, once the last show is done
+
+    async def _show_parts(self, step: StepState) -> None:
         await self._show_thought(step)
         self._show_code(step)
         await self._show_calls(step)
@@ -344,8 +351,9 @@ class StepCard(Vertical):
         self._expanded = expanded
         self.set_class(expanded, "-expanded")
         if self._composed:
-            await self._show_calls(self._step)
-            self._show_execution(self._step)
+            async with self._showing:
+                await self._show_calls(self._step)
+                self._show_execution(self._step)
 
     @property
     def files(self) -> FilesView:
