@@ -4,14 +4,24 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
 from tui_agent.agents.requests import RecipeRunRequest, TaskRequest
 from tui_agent.batch.engines import DaskEngine, EngineError, LocalEngine, engine_for
 from tui_agent.batch.plan import BatchPlan, PlanError, child_id, recipe_plan, row_plan
-from tui_agent.events import BatchEntry, BatchItem, BatchQueued, SessionEnded, SessionStarted
+from tui_agent.events import (
+    BatchEntry,
+    BatchItem,
+    BatchQueued,
+    Event,
+    SessionEnded,
+    SessionStarted,
+)
 from tui_agent.session import fold
+
+E = TypeVar("E", bound=Event)
 
 RECIPE = json.loads((Path(__file__).parents[2] / "recipes" / "demo-pagination.json").read_text())
 
@@ -77,10 +87,12 @@ def test_a_recipe_plan_checks_every_url_and_groups_them_by_host(tmp_path: Path) 
         recipe_plan(base, urls)
 
 
-def test_the_fold_counts_items_rate_and_a_resume_running_again() -> None:
-    def at(ts: float, event):  # type: ignore[no-untyped-def]
-        return event.model_copy(update={"session_id": "b", "ts": ts})
+def at(ts: float, event: E) -> E:
+    """`event` of batch session "b", recorded at `ts`."""
+    return event.model_copy(update={"session_id": "b", "ts": ts})
 
+
+def test_the_fold_counts_items_rate_and_a_resume_running_again() -> None:
     entries = [BatchEntry(item=i, label=f"u{i}", child=child_id("b", i)) for i in range(4)]
     events = [
         at(0, SessionStarted(kind="batch", title="batch")),
@@ -103,9 +115,6 @@ def test_the_fold_counts_items_rate_and_a_resume_running_again() -> None:
 
 
 def test_a_batch_done_in_under_a_second_has_its_rate() -> None:
-    def at(ts: float, event):  # type: ignore[no-untyped-def]
-        return event.model_copy(update={"session_id": "b", "ts": ts})
-
     entries = [BatchEntry(item=i, label=f"u{i}", child=child_id("b", i)) for i in range(2)]
     events = [
         at(0, SessionStarted(kind="batch", title="batch")),

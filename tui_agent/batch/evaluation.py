@@ -86,9 +86,18 @@ class EvalReport:
         return sum(row.tokens for row in self.rows)
 
     @property
+    def steps(self) -> int:
+        return sum(row.steps for row in self.rows)
+
+    @property
     def cost(self) -> float | None:
         known = [row.cost for row in self.rows if row.cost is not None]
         return sum(known) if known else None
+
+    @property
+    def cost_complete(self) -> bool:
+        """Whether every row's cost is known (else `cost` is a lower bound)."""
+        return all(row.cost is not None for row in self.rows)
 
     @property
     def seconds(self) -> float:

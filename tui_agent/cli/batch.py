@@ -342,6 +342,8 @@ def _print_eval(report: EvalReport) -> None:
 
 
 def cmd_compare(args: argparse.Namespace, settings: Settings) -> int:
+    from dataclasses import replace
+
     from rich.table import Table
 
     from tui_agent.formatting import format_cost
@@ -371,13 +373,11 @@ def cmd_compare(args: argparse.Namespace, settings: Settings) -> int:
     TerminalConsole().print(table)
     labels = {row.label for row in shared}
     for name, report in zip(names, (first, second), strict=True):
-        mine = [r for r in report.rows if r.label in labels]
-        costs = [r.cost for r in mine]
-        known = [cost for cost in costs if cost is not None]
-        cost = format_cost(sum(known) if known else None, complete=len(known) == len(costs))
+        common = replace(report, rows=[r for r in report.rows if r.label in labels])
+        cost = format_cost(common.cost, complete=common.cost_complete)
         say(
-            f"{visible(name)}: {sum(r.passed for r in mine)}/{len(shared)} passed,"
-            f" {sum(r.steps for r in mine)} steps, {sum(r.tokens for r in mine)} tokens, {cost}"
+            f"{visible(name)}: {common.passed}/{len(shared)} passed, {common.steps} steps,"
+            f" {common.tokens} tokens, {cost}"
         )
     only = len(first.rows) - len(shared), len(second.rows) - len(shared)
     if any(only):
